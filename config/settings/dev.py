@@ -1,0 +1,9 @@
+"""Local development: DEBUG on, a fixed insecure key, localhost only."""
+
+from .base import *  # noqa: F403
+from .base import env_list
+
+DEBUG = True
+SECRET_KEY = SECRET_KEY or "django-insecure-dev-only-key-do-not-use-in-production"  # noqa: F405
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
+EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
