@@ -1,0 +1,61 @@
+# Run `make help` to list the targets.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+HOST ?= 127.0.0.1
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.DEFAULT_GOAL := help
+.PHONY: help install run serve test lint format check migrate demo clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(STAMP): $(PY) requirements.txt requirements-dev.txt package.json package-lock.json
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -r requirements-dev.txt
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(STAMP)
+
+install: $(STAMP) ## Create .venv and install the pinned requirements and npm packages
+
+migrate: install ## Apply database migrations (SQLite unless DATABASE_URL is set)
+	$(PY) manage.py migrate --noinput
+
+demo: migrate ## Load the demo blog (idempotent)
+	$(PY) manage.py load_demo
+
+run: demo ## Set everything up and serve the demo on http://127.0.0.1:8000
+	$(PY) manage.py ensure_admin
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+serve: install ## Serve with gunicorn and production settings (needs SECRET_KEY, DATABASE_URL, ALLOWED_HOSTS)
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	DJANGO_SETTINGS_MODULE=config.settings.production $(VENV)/bin/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2
+
+test: install ## Run the test suite
+	$(PY) -m pytest
+
+lint: install ## Lint Python and check template formatting
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/djhtml --check templates
+
+format: install ## Format Python and templates
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/djhtml templates
+
+check: install ## What CI runs: Django checks, missing migrations, lint, tests
+	$(PY) manage.py check
+	$(PY) manage.py makemigrations --check --dry-run
+	$(MAKE) lint
+	$(MAKE) test
+
+clean: ## Remove the virtualenv, node_modules, the SQLite database and media
+	rm -rf $(VENV) node_modules db.sqlite3 media staticfiles .admin-login

@@ -1,0 +1,29 @@
+from django.apps import AppConfig
+
+
+class DjangoRenderStore:
+    """Keep rendered math and code in the shared `renders` cache.
+
+    Looked up per call, so each thread uses its own cache connection.
+    """
+
+    def get(self, key, default=None):
+        from django.core.cache import caches
+
+        return caches["renders"].get(key, default)
+
+    def set(self, key, value):
+        from django.core.cache import caches
+
+        caches["renders"].set(key, value)
+
+
+class BlogConfig(AppConfig):
+    name = "blog"
+    verbose_name = "博客"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from blog.rendering.cache import set_store
+
+        set_store(DjangoRenderStore())

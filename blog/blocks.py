@@ -1,0 +1,459 @@
+"""StreamField blocks for post bodies.
+
+Every block hands its template finished HTML from `blog.rendering`, whose
+renderers escape their input; templates only place it.
+"""
+
+from django.core.exceptions import ValidationError
+from django.template.loader import render_to_string
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
+from wagtail import blocks
+from wagtail.contrib.table_block.blocks import TableBlock as WagtailTableBlock
+from wagtail.embeds.blocks import EmbedBlock as WagtailEmbedBlock
+from wagtail.images.blocks import ImageChooserBlock
+
+from blog.rendering import (
+    LANGUAGES,
+    check_math,
+    highlight,
+    inline_math_errors,
+    markdown_math_errors,
+    parse_line_spec,
+    render_inline_html,
+    render_inline_text,
+    render_markdown,
+    render_math_safe,
+    slugify_anchor,
+    unique_anchors,
+)
+
+RICH_TEXT_FEATURES = [
+    "bold",
+    "italic",
+    "code",
+    "link",
+    "document-link",
+    "ol",
+    "ul",
+    "superscript",
+    "subscript",
+    "strikethrough",
+]
+
+CALLOUT_KINDS = [
+    ("note", "注意 Note"),
+    ("tip", "提示 Tip"),
+    ("info", "信息 Info"),
+    ("warning", "警告 Warning"),
+    ("danger", "危险 Danger"),
+]
+
+MATH_HELP = "行内公式写作 $…$ 或 \\(…\\)；字面的美元符号写作 \\$。"
+
+
+def _raise_math_errors(messages: list[str]) -> None:
+    if messages:
+        raise ValidationError("；".join(messages))
+
+
+class HeadingBlock(blocks.StructBlock):
+    """A section heading (h2–h4) with a stable anchor for links and the TOC."""
+
+    text = blocks.CharBlock(max_length=255, help_text=MATH_HELP)
+    level = blocks.ChoiceBlock(
+        choices=[("h2", "H2"), ("h3", "H3"), ("h4", "H4")], default="h2"
+    )
+
+    class Meta:
+        icon = "title"
+        template = "blocks/heading_block.html"
+        description = "章节标题，带稳定的锚点"
+        preview_value = {"text": "共享内存与 Bank Conflict", "level": "h2"}
+        form_classname = "heading-block"
+
+    def clean(self, value):
+        value = super().clean(value)
+        _raise_math_errors(inline_math_errors(value["text"]))
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["anchor"] = (parent_context or {}).get("heading_anchor") or (
+            slugify_anchor(value["text"])
+        )
+        context["html"] = mark_safe(render_inline_text(value["text"]))  # noqa: S308  escaped by our renderer
+        return context
+
+
+class ParagraphBlock(blocks.RichTextBlock):
+    """Rich text; inline math written $…$ or \\(…\\) is typeset on the server."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("features", RICH_TEXT_FEATURES)
+        kwargs.setdefault("help_text", MATH_HELP)
+        super().__init__(**kwargs)
+
+    class Meta:
+        icon = "pilcrow"
+        template = "blocks/paragraph_block.html"
+        description = "正文段落，支持行内公式"
+        preview_value = (
+            "<p>设 warp 大小为 $w=32$，每个线程处理 $k$ 个元素，"
+            "则一次迭代处理 $32k$ 个元素。</p>"
+        )
+
+    def clean(self, value):
+        value = super().clean(value)
+        _raise_math_errors(inline_math_errors(value.source, html=True))
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        # The rich-text HTML is Wagtail's own sanitised output; math is rendered
+        # inside its text nodes only.
+        context["html"] = mark_safe(render_inline_html(str(value)))  # noqa: S308
+        return context
+
+
+class MarkdownBlock(blocks.TextBlock):
+    """Pasted Markdown: math, fenced code, tables, footnotes and callouts."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("rows", 12)
+        kwargs.setdefault(
+            "help_text",
+            "Markdown：$…$ / $$…$$ 公式、``` 代码块、表格、脚注、> [!NOTE] 提示框。"
+            "原始 HTML 会被转义。",
+        )
+        super().__init__(**kwargs)
+
+    class Meta:
+        icon = "doc-full"
+        template = "blocks/markdown_block.html"
+        description = "粘贴 Markdown（公式、代码、表格、脚注、提示框）"
+        preview_value = (
+            "带宽受限时，算术强度 $I = \\frac{\\text{FLOPs}}{\\text{Bytes}}$ 决定上限：\n\n"
+            "$$P = \\min(\\pi, \\beta I)$$\n\n"
+            "> [!TIP]\n> 先测带宽，再谈优化。[^1]\n\n"
+            "[^1]: Roofline 模型，Williams et al., 2009。\n"
+        )
+
+    def clean(self, value):
+        value = super().clean(value)
+        _raise_math_errors(markdown_math_errors(value))
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        # markdown-it runs with html=False: raw HTML in the source is escaped.
+        context["html"] = mark_safe(render_markdown(value))  # noqa: S308
+        return context
+
+
+class CodeBlock(blocks.StructBlock):
+    """Source code highlighted by Pygments on the server."""
+
+    language = blocks.ChoiceBlock(choices=LANGUAGES, default="cuda")
+    filename = blocks.CharBlock(
+        required=False, max_length=255, help_text="文件名或说明，显示在代码上方"
+    )
+    code = blocks.TextBlock(rows=10)
+    highlight_lines = blocks.CharBlock(
+        required=False, max_length=255, help_text="高亮的行，例如 1,3-5"
+    )
+    line_numbers = blocks.BooleanBlock(required=False, default=True)
+
+    class Meta:
+        icon = "code"
+        template = "blocks/code_block.html"
+        description = "代码（CUDA、C++、Python、PTX…），服务器端高亮"
+        preview_value = {
+            "language": "cuda",
+            "filename": "vector_add.cu",
+            "code": (
+                "__global__ void add(const float* a, const float* b, float* c, int n) {\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) c[i] = a[i] + b[i];\n"
+                "}"
+            ),
+            "highlight_lines": "2",
+            "line_numbers": True,
+        }
+
+    def clean(self, value):
+        value = super().clean(value)
+        spec = value.get("highlight_lines") or ""
+        if spec.strip():
+            try:
+                lines = parse_line_spec(spec)
+            except ValueError as error:
+                raise blocks.StructBlockValidationError(
+                    {"highlight_lines": ValidationError(str(error))}
+                ) from error
+            count = value["code"].count("\n") + 1
+            beyond = [n for n in lines if n > count]
+            if beyond:
+                raise blocks.StructBlockValidationError(
+                    {
+                        "highlight_lines": ValidationError(
+                            f"代码只有 {count} 行，不能高亮第 {beyond[0]} 行。"
+                        )
+                    }
+                )
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        spec = value.get("highlight_lines") or ""
+        try:
+            lines = parse_line_spec(spec) if spec.strip() else []
+        except ValueError:
+            lines = []  # Stored before validation existed: show the code anyway.
+        context["language_label"] = dict(LANGUAGES).get(
+            value["language"], value["language"]
+        )
+        # Pygments escapes the source.
+        context["html"] = mark_safe(  # noqa: S308
+            highlight(
+                value["code"],
+                value["language"],
+                highlight_lines=lines,
+                line_numbers=bool(value.get("line_numbers")),
+            )
+        )
+        return context
+
+
+class MathBlock(blocks.StructBlock):
+    """Display math in LaTeX, typeset by KaTeX on the server."""
+
+    tex = blocks.TextBlock(
+        rows=4, help_text="LaTeX，不需要 $$；多行公式用 \\begin{aligned}…\\end{aligned}"
+    )
+    label = blocks.CharBlock(required=False, max_length=32, help_text="编号，例如 (1)")
+
+    class Meta:
+        icon = "decimal"
+        template = "blocks/math_block.html"
+        description = "独立公式（LaTeX）"
+        preview_value = {
+            "tex": "\\operatorname{softmax}(x)_i = \\frac{e^{x_i - m}}{\\sum_j e^{x_j - m}}",
+            "label": "1",
+        }
+
+    def clean(self, value):
+        value = super().clean(value)
+        message = check_math(value["tex"], display=True)
+        if message:
+            raise blocks.StructBlockValidationError({"tex": ValidationError(message)})
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["html"] = mark_safe(render_math_safe(value["tex"], display=True))  # noqa: S308  KaTeX escapes
+        return context
+
+
+class ImageBlock(blocks.StructBlock):
+    """An image with alt text and caption, served as responsive renditions."""
+
+    image = ImageChooserBlock()
+    alt = blocks.CharBlock(
+        required=False, max_length=255, help_text="替代文本；留空则使用图片标题"
+    )
+    caption = blocks.CharBlock(required=False, max_length=500, help_text=MATH_HELP)
+
+    class Meta:
+        icon = "image"
+        template = "blocks/image_block.html"
+        description = "图片（自动生成响应式尺寸与 WebP/AVIF）"
+        preview_value = {"alt": "", "caption": "图 1：示意图"}
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        image = value.get("image")
+        context["alt"] = value.get("alt") or (image.title if image else "")
+        context["caption_html"] = mark_safe(render_inline_text(value.get("caption") or ""))  # noqa: S308
+        return context
+
+
+class TableBlock(WagtailTableBlock):
+    """A table with a caption and a header row; cells may hold inline math."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("table_options", {"renderer": "text", "startRows": 3, "startCols": 3})
+        super().__init__(**kwargs)
+
+    class Meta:
+        icon = "table"
+        template = "blocks/table_block.html"
+        description = "表格（单元格可写行内公式）"
+        preview_value = {
+            "table_caption": "常见数值格式",
+            "table_header_choice": "row",
+            "first_row_is_table_header": True,
+            "first_col_is_header": False,
+            "data": [
+                ["格式", "位宽", "最大值"],
+                ["FP8 E4M3", "8", "$448$"],
+                ["INT8", "8", "$2^7-1$"],
+            ],
+        }
+
+    def clean(self, value):
+        value = super().clean(value)
+        messages = []
+        for row in (value or {}).get("data") or []:
+            for cell in row:
+                messages.extend(inline_math_errors(cell or ""))
+        _raise_math_errors(messages)
+        return value
+
+    def render(self, value, context=None):
+        # Wagtail's TableBlock builds its own context and skips get_context();
+        # render our template with cells already typeset.
+        if not value:
+            return ""
+        rows = [
+            [mark_safe(render_inline_text(cell or "")) for cell in row]  # noqa: S308
+            for row in value.get("data") or []
+        ]
+        header = rows[0] if rows and value.get("first_row_is_table_header") else None
+        return render_to_string(
+            self.meta.template,
+            {
+                "value": value,
+                "header": header,
+                "rows": rows[1:] if header else rows,
+                "first_col_is_header": bool(value.get("first_col_is_header")),
+                "caption_html": mark_safe(render_inline_text(value.get("table_caption") or "")),  # noqa: S308
+            },
+        )
+
+
+class CalloutBlock(blocks.StructBlock):
+    """A highlighted note, tip, info, warning or danger box."""
+
+    kind = blocks.ChoiceBlock(choices=CALLOUT_KINDS, default="note")
+    title = blocks.CharBlock(required=False, max_length=255)
+    body = ParagraphBlock()
+
+    class Meta:
+        icon = "warning"
+        template = "blocks/callout_block.html"
+        description = "提示框（note / tip / info / warning / danger）"
+        preview_value = {
+            "kind": "warning",
+            "title": "同步",
+            "body": "<p>在读取共享内存之前调用 <code>__syncthreads()</code>。</p>",
+        }
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["kind_label"] = dict(CALLOUT_KINDS)[value["kind"]].split()[0]
+        context["title_html"] = mark_safe(render_inline_text(value.get("title") or ""))  # noqa: S308
+        return context
+
+
+class QuoteBlock(blocks.StructBlock):
+    """A block quotation with an optional source."""
+
+    quote = ParagraphBlock()
+    source = blocks.CharBlock(required=False, max_length=255)
+
+    class Meta:
+        icon = "openquote"
+        template = "blocks/quote_block.html"
+        description = "引用"
+        preview_value = {
+            "quote": "<p>Premature optimization is the root of all evil.</p>",
+            "source": "Donald Knuth",
+        }
+
+
+class EmbedBlock(WagtailEmbedBlock):
+    """A video or other oEmbed content, by URL."""
+
+    class Meta:
+        icon = "media"
+        template = "blocks/embed_block.html"
+        description = "嵌入视频等外部内容（oEmbed 链接）"
+        preview_value = "https://www.youtube.com/watch?v=bDcPmZQwV3g"
+
+
+class HtmlFigureBlock(blocks.StructBlock):
+    """An interactive HTML/SVG figure, isolated in a sandboxed iframe."""
+
+    html = blocks.TextBlock(
+        rows=12,
+        help_text="完整的 HTML（可含 <script>、<svg>）。它在沙箱 iframe 中运行，无法访问本站。",
+    )
+    height = blocks.IntegerBlock(default=420, min_value=80, max_value=4000)
+    caption = blocks.CharBlock(required=False, max_length=500, help_text=MATH_HELP)
+
+    class Meta:
+        icon = "site"
+        template = "blocks/html_figure_block.html"
+        description = "交互式 HTML 图（在沙箱 iframe 中显示）"
+        preview_value = {
+            "html": (
+                '<svg viewBox="0 0 200 60" xmlns="http://www.w3.org/2000/svg">'
+                '<rect x="5" y="5" width="60" height="50" fill="#4f7cac"/>'
+                '<text x="80" y="35">SMEM</text></svg>'
+            ),
+            "height": 120,
+            "caption": "共享内存示意",
+        }
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["caption_html"] = mark_safe(render_inline_text(value.get("caption") or ""))  # noqa: S308
+        return context
+
+
+class PostBodyBlock(blocks.StreamBlock):
+    """The body of a post."""
+
+    heading = HeadingBlock()
+    paragraph = ParagraphBlock()
+    markdown = MarkdownBlock()
+    code = CodeBlock()
+    math = MathBlock()
+    image = ImageBlock()
+    table = TableBlock()
+    callout = CalloutBlock()
+    quote = QuoteBlock()
+    embed = EmbedBlock()
+    html_figure = HtmlFigureBlock()
+
+    class Meta:
+        block_counts = {}
+
+    def render_basic(self, value, context=None):
+        # Give each heading its page-unique anchor, so two "小结" headings get
+        # "小结" and "小结-2" both here and in the table of contents.
+        anchors = iter(heading_anchors(value))
+        parent = dict(context or {})
+        return format_html_join(
+            "\n",
+            "{}",
+            (
+                (
+                    child.render(
+                        context={**parent, "heading_anchor": next(anchors)}
+                        if child.block_type == "heading"
+                        else parent
+                    ),
+                )
+                for child in value
+            ),
+        )
+
+
+def heading_anchors(stream_value) -> list[str]:
+    """Return the unique anchor of every heading in a body, in order."""
+    return unique_anchors(
+        child.value["text"] for child in stream_value if child.block_type == "heading"
+    )
+

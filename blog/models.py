@@ -1,0 +1,227 @@
+"""Pages of the blog: home, posts, tags and the archive."""
+
+import datetime
+from itertools import groupby
+
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db import models
+from django.db.models import Count, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from modelcluster.contrib.taggit import ClusterTaggableManager
+from modelcluster.fields import ParentalKey
+from taggit.models import Tag, TaggedItemBase
+from wagtail.admin.panels import FieldPanel, MultiFieldPanel
+from wagtail.contrib.routable_page.models import RoutablePageMixin, path, re_path
+from wagtail.fields import RichTextField, StreamField
+from wagtail.models import Page, PageManager
+from wagtail.query import PageQuerySet
+from wagtail.search import index
+
+from blog.blocks import PostBodyBlock, heading_anchors
+from series.models import SeriesPage
+
+POSTS_PER_PAGE = 20
+
+
+class PostTag(TaggedItemBase):
+    """Joins a post to a tag."""
+
+    content_object = ParentalKey(
+        "PostPage", on_delete=models.CASCADE, related_name="tagged_items"
+    )
+
+
+class PostPageQuerySet(PageQuerySet):
+    def for_listing(self):
+        """Fetch what a post card shows: tags in one extra query, no bodies."""
+        return self.defer_streamfields().prefetch_related("tagged_items__tag")
+
+    def recently_updated(self):
+        """Return live posts, most recently updated first."""
+        return self.live().for_listing().order_by("-updated", "-date", "-pk")
+
+
+class HomePage(Page):
+    """The site root: author intro, recent updates and the sections."""
+
+    author = models.CharField(max_length=100, blank=True, default="")
+    intro = RichTextField(blank=True, features=["bold", "italic", "code", "link"])
+
+    parent_page_types = ["wagtailcore.Page"]
+    subpage_types = [
+        "series.SeriesPage",
+        "blog.PostPage",
+        "blog.TagIndexPage",
+        "blog.ArchivePage",
+    ]
+    max_count = 1
+
+    content_panels = Page.content_panels + [FieldPanel("author"), FieldPanel("intro")]
+
+    class Meta:
+        verbose_name = "首页"
+
+    def sections(self):
+        """Return the top-level sections with their post counts."""
+        return (
+            SeriesPage.objects.child_of(self).live().annotate_post_counts().order_by("path")
+        )
+
+    def get_context(self, request, *args, **kwargs):
+        context = super().get_context(request, *args, **kwargs)
+        posts = PostPage.objects.descendant_of(self).recently_updated()
+        context["posts"] = Paginator(posts, POSTS_PER_PAGE).get_page(request.GET.get("page"))
+        context["sections"] = self.sections()
+        return context
+
+
+class PostPage(Page):
+    """An article."""
+
+    summary = models.TextField(
+        blank=True, help_text="一两句话的摘要，显示在文章卡片和搜索结果中"
+    )
+    date = models.DateField("发布日期", default=datetime.date.today)
+    updated = models.DateField(
+        "更新日期",
+        default=datetime.date.today,
+        help_text="最近一次重要更新；首页“最近更新”按它排序",
+    )
+    tags = ClusterTaggableManager(through=PostTag, blank=True)
+    cover = models.ForeignKey(
+        "wagtailimages.Image",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    body = StreamField(PostBodyBlock(), blank=True)
+    comments = models.BooleanField("允许评论", default=False)
+
+    objects = PageManager.from_queryset(PostPageQuerySet)()
+
+    parent_page_types = ["blog.HomePage", "series.SeriesPage"]
+    subpage_types = []
+
+    content_panels = Page.content_panels + [
+        FieldPanel("summary"),
+        MultiFieldPanel(
+            [FieldPanel("date"), FieldPanel("updated"), FieldPanel("tags")],
+            heading="日期与标签",
+        ),
+        FieldPanel("cover"),
+        FieldPanel("body"),
+    ]
+    settings_panels = Page.settings_panels + [FieldPanel("comments")]
+    search_fields = Page.search_fields + [
+        index.SearchField("summary"),
+        index.SearchField("body"),
+        index.RelatedFields("tags", [index.SearchField("name")]),
+        index.FilterField("date"),
+        index.FilterField("updated"),
+    ]
+
+    class Meta:
+        verbose_name = "文章"
+        verbose_name_plural = "文章"
+
+    def clean(self):
+        super().clean()
+        if self.updated and self.date and self.updated < self.date:
+            raise ValidationError({"updated": "更新日期不能早于发布日期。"})
+
+    @property
+    def tag_list(self):
+        """Return the post's tags, from the prefetch when there is one."""
+        return sorted((item.tag for item in self.tagged_items.all()), key=lambda t: t.name.lower())
+
+    def series(self):
+        """Return the series or section this post lives in, if any."""
+        parent = self.get_parent().specific
+        return parent if isinstance(parent, SeriesPage) else None
+
+    def headings(self):
+        """Return (anchor, text, level) for each heading block, for a TOC."""
+        items = [child.value for child in self.body if child.block_type == "heading"]
+        return [
+            (anchor, value["text"], value["level"])
+            for anchor, value in zip(heading_anchors(self.body), items, strict=True)
+        ]
+
+    def get_context(self, request, *args, **kwargs):
+        context = super().get_context(request, *args, **kwargs)
+        context["breadcrumbs"] = self.get_ancestors().live().filter(depth__gt=2)
+        return context
+
+
+class TagIndexPage(RoutablePageMixin, Page):
+    """Every tag with its post count, and one page per tag."""
+
+    intro = RichTextField(blank=True, features=["bold", "italic", "link"])
+
+    parent_page_types = ["blog.HomePage"]
+    subpage_types = []
+    max_count = 1
+
+    content_panels = Page.content_panels + [FieldPanel("intro")]
+
+    class Meta:
+        verbose_name = "标签索引"
+
+    def tags_with_counts(self):
+        """Return tags used by live posts, with `num_posts`, most used first."""
+        live = Q(blog_posttag_items__content_object__live=True)
+        return (
+            Tag.objects.annotate(num_posts=Count("blog_posttag_items", filter=live))
+            .filter(num_posts__gt=0)
+            .order_by("-num_posts", "name")
+        )
+
+    @path("")
+    def tag_index(self, request):
+        return self.render(request, context_overrides={"tags": self.tags_with_counts()})
+
+    @re_path(r"^(?P<slug>[-\w]+)/$")
+    def tag_detail(self, request, slug):
+        tag = get_object_or_404(Tag, slug=slug)
+        posts = PostPage.objects.live().filter(tags=tag).for_listing().order_by("-date", "-pk")
+        page = Paginator(posts, POSTS_PER_PAGE).get_page(request.GET.get("page"))
+        if not page.paginator.count:
+            raise Http404("No post has this tag.")
+        return self.render(
+            request,
+            template="blog/tag_page.html",
+            context_overrides={"tag": tag, "posts": page},
+        )
+
+
+class ArchivePage(Page):
+    """Every post, grouped by year."""
+
+    parent_page_types = ["blog.HomePage"]
+    subpage_types = []
+    max_count = 1
+
+    class Meta:
+        verbose_name = "归档"
+
+    def years(self):
+        """Return [(year, [posts])] for every live post, newest first.
+
+        Only the fields a line of the archive shows are loaded.
+        """
+        posts = (
+            PostPage.objects.live()
+            .order_by("-date", "-pk")
+            .only("title", "url_path", "date", "depth", "path", "content_type_id")
+        )
+        return [(year, list(items)) for year, items in groupby(posts, key=lambda p: p.date.year)]
+
+    def get_context(self, request, *args, **kwargs):
+        context = super().get_context(request, *args, **kwargs)
+        context["years"] = self.years()
+        context["today"] = timezone.localdate()
+        return context

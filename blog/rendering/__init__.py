@@ -1,0 +1,51 @@
+"""Pure rendering pipeline: KaTeX, Pygments and markdown-it, cached by content hash.
+
+No Django here: templates, feeds, search indexing and the importer all call these
+functions, and tests run them without settings or a database.
+"""
+
+from .cache import RENDERER_VERSION, RenderStore, get_store, memoize, set_store
+from .headings import slugify_anchor, unique_anchors
+from .highlight import (
+    LANGUAGE_ALIASES,
+    LANGUAGES,
+    highlight,
+    normalise_language,
+    parse_line_spec,
+    pygments_css,
+)
+from .inline import (
+    find_inline_math,
+    inline_math_errors,
+    render_inline_html,
+    render_inline_text,
+)
+from .markdown import markdown_math_errors, render_markdown
+from .math import MathError, check_math, katex_version, render_math, render_math_safe
+
+__all__ = [
+    "LANGUAGES",
+    "LANGUAGE_ALIASES",
+    "RENDERER_VERSION",
+    "MathError",
+    "RenderStore",
+    "check_math",
+    "find_inline_math",
+    "get_store",
+    "highlight",
+    "inline_math_errors",
+    "katex_version",
+    "markdown_math_errors",
+    "memoize",
+    "normalise_language",
+    "parse_line_spec",
+    "pygments_css",
+    "render_inline_html",
+    "render_inline_text",
+    "render_markdown",
+    "render_math",
+    "render_math_safe",
+    "set_store",
+    "slugify_anchor",
+    "unique_anchors",
+]

@@ -1,0 +1,349 @@
+"""Render Markdown with markdown-it-py: math, footnotes, tables, callouts, code.
+
+Raw HTML is escaped (``html=False``) and markdown-it's link validation stays on, so
+the output is safe to mark safe. Math goes through KaTeX and fenced code through
+Pygments, both on the server.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from mdit_py_plugins.amsmath import amsmath_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+
+from .cache import memoize
+from .headings import unique_anchors
+from .highlight import highlight, parse_line_spec
+from .math import check_math, render_math_safe
+
+# Canonical callout types, then what Obsidian and GitHub also accept.
+CALLOUT_TYPES: dict[str, str] = {
+    "note": "note",
+    "tip": "tip",
+    "info": "info",
+    "warning": "warning",
+    "danger": "danger",
+    "important": "info",
+    "caution": "warning",
+    "attention": "warning",
+    "error": "danger",
+    "failure": "danger",
+    "fail": "danger",
+    "missing": "danger",
+    "bug": "danger",
+    "hint": "tip",
+    "success": "tip",
+    "check": "tip",
+    "done": "tip",
+    "abstract": "info",
+    "summary": "info",
+    "tldr": "info",
+    "question": "info",
+    "help": "info",
+    "faq": "info",
+    "todo": "note",
+    "example": "note",
+    "quote": "note",
+    "cite": "note",
+}
+
+# Math token types -> display mode. math_inline_double is $$…$$ inside a
+# paragraph (and \[…\] inside one): display style, in a <span> to stay valid HTML.
+_MATH_TOKENS = {
+    "math_inline": False,
+    "math_inline_double": True,
+    "math_block": True,
+    "amsmath": True,
+}
+
+_CALLOUT_MARKER = re.compile(r"\[!([A-Za-z]+)\]([-+]?)(?:[ \t]+(.*))?")
+
+
+def _new_token(type_: str, tag: str, nesting: int, level: int) -> Token:
+    """Return a block token for the callout title."""
+    token = Token(type_, tag, nesting)  # type: ignore[arg-type]
+    token.block = True
+    token.level = level
+    return token
+
+
+def _callouts(state: StateCore) -> None:
+    """Turn blockquotes opening with ``[!TYPE] title`` into callout tokens."""
+    tokens = state.tokens
+    i = 0
+    while i < len(tokens) - 2:
+        opening = tokens[i]
+        paragraph, inline = tokens[i + 1], tokens[i + 2]
+        if not (
+            opening.type == "blockquote_open"
+            and paragraph.type == "paragraph_open"
+            and inline.type == "inline"
+        ):
+            i += 1
+            continue
+        first_line, _, rest = inline.content.partition("\n")
+        match = _CALLOUT_MARKER.fullmatch(first_line.strip())
+        kind = CALLOUT_TYPES.get(match.group(1).lower()) if match else None
+        if match is None or kind is None:
+            i += 1
+            continue
+        written = match.group(1).lower()
+        title_text = (match.group(3) or "").strip() or written.capitalize()
+
+        opening.type, opening.tag = "callout_open", "aside"
+        opening.attrSet("class", f"callout callout-{kind}")
+        opening.meta = {"kind": kind, "fold": match.group(2)}
+        for closing in tokens[i + 1 :]:
+            if closing.type == "blockquote_close" and closing.level == opening.level:
+                closing.type, closing.tag = "callout_close", "aside"
+                break
+
+        level = paragraph.level
+        title_open = _new_token("paragraph_open", "p", 1, level)
+        title_open.attrSet("class", "callout-title")
+        title_open.map = paragraph.map
+        title = _new_token("inline", "", 0, level + 1)
+        title.content, title.children, title.map = title_text, [], paragraph.map
+        title_close = _new_token("paragraph_close", "p", -1, level)
+
+        if rest.strip():
+            inline.content = rest
+            tokens[i + 1 : i + 1] = [title_open, title, title_close]
+        else:  # the marker line was the whole first paragraph
+            tokens[i + 1 : i + 4] = [title_open, title, title_close]
+        i += 4
+
+
+def _inline_text(token: Token) -> str:
+    """Return the plain text of an inline token (for heading anchors)."""
+    parts = [
+        child.content
+        for child in token.children or ()
+        if child.type in ("text", "code_inline", "math_inline", "math_inline_double")
+    ]
+    return "".join(parts) if parts else token.content
+
+
+def _heading_anchors(state: StateCore) -> None:
+    """Give every heading a stable, unique ``id``."""
+    tokens = state.tokens
+    headings = [
+        (token, tokens[index + 1])
+        for index, token in enumerate(tokens)
+        if token.type == "heading_open"
+    ]
+    anchors = unique_anchors(_inline_text(inline) for _, inline in headings)
+    for (heading, _), anchor in zip(headings, anchors, strict=True):
+        heading.attrSet("id", anchor)
+
+
+def _scan_closer(src: str, pos: int, end: int, closer: str) -> int:
+    """Return where ``closer`` starts in ``src[pos:end]``, skipping escapes, or -1."""
+    while pos < end - 1:
+        if src.startswith(closer, pos):
+            return pos
+        pos += 2 if src[pos] == "\\" else 1
+    return -1
+
+
+def _bracket_math_inline(state: StateInline, silent: bool) -> bool:
+    """Parse ``\\(…\\)`` (inline) and ``\\[…\\]`` inside a paragraph (display)."""
+    src, pos = state.src, state.pos
+    if src[pos] != "\\" or pos + 1 >= state.posMax or src[pos + 1] not in "([":
+        return False
+    closer = "\\)" if src[pos + 1] == "(" else "\\]"
+    close = _scan_closer(src, pos + 2, state.posMax, closer)
+    if close == -1 or not src[pos + 2 : close].strip():
+        return False
+    if not silent:
+        kind = "math_inline" if closer == "\\)" else "math_inline_double"
+        token = state.push(kind, "math", 0)
+        token.content = src[pos + 2 : close]
+        token.markup = src[pos : pos + 2]
+    state.pos = close + 2
+    return True
+
+
+def _bracket_math_block(
+    state: StateBlock, start_line: int, end_line: int, silent: bool
+) -> bool:
+    """Parse a ``\\[…\\]`` display formula starting a block (one line or more)."""
+    if state.is_code_block(start_line):
+        return False
+    begin = state.bMarks[start_line] + state.tShift[start_line]
+    first = state.src[begin : state.eMarks[start_line]].rstrip()
+    if not first.startswith("\\["):
+        return False
+    body = first[2:]
+    line = start_line
+    if body.endswith("\\]"):
+        content = body[:-2]
+    elif "\\]" in body:
+        return False  # \[x\] followed by text: leave it to the inline rule
+    else:
+        parts = [body]
+        while True:
+            line += 1
+            if line >= end_line:
+                return False
+            text = state.src[state.bMarks[line] : state.eMarks[line]].rstrip()
+            if not text.strip():
+                return False  # TeX display math cannot hold a blank line
+            if text.endswith("\\]"):
+                parts.append(text[:-2])
+                break
+            parts.append(text)
+        content = "\n".join(parts)
+    if not content.strip():
+        return False
+    if not silent:
+        token = state.push("math_block", "math", 0)
+        token.block = True
+        token.content = content
+        token.markup = "\\["
+        token.map = [start_line, line + 1]
+    state.line = line + 1
+    return True
+
+
+# ```cuda {2,4-5} title="gemm.cu" linenos=40
+_FENCE_LINES = re.compile(r"\{([\d,\s-]+)\}")
+_FENCE_TITLE = re.compile(r"""\b(?:title|filename)=(?:"([^"]*)"|'([^']*)'|(\S+))""")
+_FENCE_LINENOS = re.compile(r"\b(?:linenos|showLineNumbers|numberLines)(?:=(\d+))?")
+
+
+def _fence_language(info: str) -> str:
+    """Return the first word of a fence info string (``cuda{2}`` gives ``cuda``)."""
+    return re.split(r"[\s{]", info.strip(), maxsplit=1)[0]
+
+
+def _render_fence(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
+) -> str:
+    """Return a fenced block: ```` ```math ```` as display math, else highlighted."""
+    token = tokens[idx]
+    info = token.info.strip()
+    language = _fence_language(info)
+    if language.lower() == "math":
+        return _display_math(token.content)
+    highlight_lines: list[int] = []
+    if lines := _FENCE_LINES.search(info):
+        try:
+            highlight_lines = parse_line_spec(lines.group(1))
+        except ValueError:
+            highlight_lines = []  # a typo in the info string must not break a post
+    title = _FENCE_TITLE.search(info)
+    linenos = _FENCE_LINENOS.search(info)
+    return highlight(
+        token.content,
+        language,
+        highlight_lines=highlight_lines,
+        line_numbers=linenos is not None,
+        start_line=int(linenos.group(1) or 1) if linenos else 1,
+        filename=next((g for g in title.groups() if g is not None), "")
+        if title
+        else "",
+    )
+
+
+def _render_code_block(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
+) -> str:
+    """Return an indented code block in the same frame as fenced code."""
+    return highlight(tokens[idx].content, "text")
+
+
+def _display_math(tex: str) -> str:
+    """Return a display formula in its block wrapper."""
+    return f'<div class="math-display">{render_math_safe(tex, True)}</div>\n'
+
+
+def _render_math(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
+) -> str:
+    """Return one math token rendered by KaTeX."""
+    token = tokens[idx]
+    if token.type == "math_inline":
+        return render_math_safe(token.content, False)
+    if token.type == "math_inline_double":
+        rendered = render_math_safe(token.content, True)
+        return f'<span class="math-display">{rendered}</span>'
+    return _display_math(token.content)
+
+
+def _build() -> MarkdownIt:
+    """Return the configured parser; built once per process."""
+    md = MarkdownIt(
+        "commonmark", {"html": False, "linkify": False, "typographer": False}
+    )
+    md.enable(["table", "strikethrough"])
+    md.use(footnote_plugin)
+    md.use(
+        dollarmath_plugin,
+        allow_labels=False,
+        allow_space=False,
+        allow_digits=False,
+        allow_blank_lines=False,
+        double_inline=True,
+    )
+    md.use(amsmath_plugin)
+    md.inline.ruler.before("escape", "math_bracket_inline", _bracket_math_inline)
+    md.block.ruler.before(
+        "fence",
+        "math_bracket_block",
+        _bracket_math_block,
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    )
+    md.core.ruler.after("block", "callouts", _callouts)
+    md.core.ruler.after("inline", "heading_anchors", _heading_anchors)
+    for name in _MATH_TOKENS:
+        md.add_render_rule(name, _render_math)
+    md.add_render_rule("fence", _render_fence)
+    md.add_render_rule("code_block", _render_code_block)
+    md.parse("warm *up* the [rule](caches)")  # compile rule chains before threads
+    return md
+
+
+_md = _build()
+
+
+@memoize("markdown")
+def render_markdown(text: str, *, doc_id: str = "") -> str:
+    """Return ``text`` rendered as safe HTML.
+
+    ``doc_id`` prefixes footnote ids, for pages holding several Markdown blocks.
+    """
+    env = {"docId": doc_id} if doc_id else {}
+    return _md.render(text, env)
+
+
+def _walk(tokens: Sequence[Token]) -> Iterator[Token]:
+    """Yield every token, children included, in document order."""
+    for token in tokens:
+        yield token
+        if token.children:
+            yield from _walk(token.children)
+
+
+def markdown_math_errors(text: str) -> list[str]:
+    """Return KaTeX's message for every invalid formula in ``text``, in order."""
+    errors = []
+    for token in _walk(_md.parse(text)):
+        if token.type in _MATH_TOKENS:
+            display = _MATH_TOKENS[token.type]
+        elif token.type == "fence" and _fence_language(token.info).lower() == "math":
+            display = True
+        else:
+            continue
+        if (message := check_math(token.content, display)) is not None:
+            errors.append(message)
+    return errors

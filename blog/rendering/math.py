@@ -1,0 +1,163 @@
+"""Render LaTeX with KaTeX on the server, inside an embedded V8 (py_mini_racer).
+
+Each thread gets its own V8 context with ``katex.min.js`` loaded once, lazily:
+MiniRacer is not thread-safe, and loading KaTeX costs ~100 ms while a formula
+costs ~1 ms. Results are memoized by content hash (``cache.memoize``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import threading
+from pathlib import Path
+
+from py_mini_racer import JSTimeoutException, MiniRacer
+
+from .cache import memoize
+
+KATEX_DIR = Path(__file__).resolve().parents[2] / "node_modules" / "katex" / "dist"
+
+# Longer input is refused before it reaches V8; real formulas are far shorter.
+MAX_TEX_LENGTH = 20_000
+# Wall-clock limit for one formula. KaTeX's maxExpand/maxSize stop macro bombs;
+# this catches anything else pathological.
+TIMEOUT_SECONDS = 5.0
+
+# Options are a literal inside the wrapper so each call gets a fresh macro table:
+# a \gdef in one formula must not leak into the next (results are cached, so
+# rendering has to be order-independent).
+_WRAPPER_JS = """
+var __blogRenderMath = function (tex, displayMode) {
+  try {
+    return "ok:" + katex.renderToString(tex, {
+      displayMode: displayMode,
+      output: "htmlAndMathml",
+      throwOnError: true,
+      trust: false,
+      strict: "ignore",
+      maxExpand: 1000,
+      maxSize: 50,
+      globalGroup: false,
+      macros: {}
+    });
+  } catch (e) {
+    return "err:" + ((e && e.message) ? e.message : String(e));
+  }
+};
+"""
+
+
+class MathError(ValueError):
+    """KaTeX rejected a formula; ``str(error)`` is KaTeX's own message."""
+
+    def __init__(self, message: str, tex: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.tex = tex
+
+
+_local = threading.local()
+
+
+def _new_racer() -> MiniRacer:
+    """Return a fresh V8 context with KaTeX and our wrapper loaded."""
+    script = KATEX_DIR / "katex.min.js"
+    if not script.is_file():
+        raise RuntimeError(
+            f"KaTeX is missing ({script} not found). "
+            "Run `npm ci` (or `make install`) in the project root."
+        )
+    source = script.read_text("utf-8")
+    # Build the context on a helper thread: MiniRacer binds to the running asyncio
+    # loop of the thread creating it, if any, and then refuses eval timeouts. On a
+    # thread with no loop it starts its own loop thread, which is what we want.
+    box: list[MiniRacer | BaseException] = []
+
+    def build() -> None:
+        try:
+            racer = MiniRacer()
+            racer.eval(source)
+            racer.eval(_WRAPPER_JS)
+            box.append(racer)
+        except BaseException as exc:  # re-raised on the calling thread below
+            box.append(exc)
+
+    thread = threading.Thread(target=build, name="katex-init", daemon=True)
+    thread.start()
+    thread.join()
+    result = box[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+def _racer() -> MiniRacer:
+    """Return this thread's KaTeX context, creating it on first use."""
+    racer = getattr(_local, "racer", None)
+    if racer is None:
+        racer = _local.racer = _new_racer()
+    return racer
+
+
+def katex_version() -> str:
+    """Return the version of the KaTeX build the server renders with."""
+    return str(_racer().eval("katex.version"))
+
+
+@memoize("katex")
+def _katex(tex: str, display: bool) -> str:
+    """Return ``"ok:" + html`` or ``"err:" + KaTeX's message`` for one formula.
+
+    KaTeX errors are results (deterministic, so worth caching); a timeout is not.
+    """
+    call = f"__blogRenderMath({json.dumps(tex)}, {'true' if display else 'false'})"
+    try:
+        result = _racer().eval(call, timeout_sec=TIMEOUT_SECONDS)
+    except JSTimeoutException:
+        # V8 was interrupted mid-render; start this thread afresh next time.
+        _local.racer = None
+        raise MathError(
+            f"KaTeX took longer than {TIMEOUT_SECONDS:g} s on this formula", tex
+        ) from None
+    return str(result)
+
+
+def render_math(tex: str, display: bool = False) -> str:
+    """Return KaTeX HTML (with MathML) for ``tex``; raise MathError if invalid."""
+    if len(tex) > MAX_TEX_LENGTH:
+        raise MathError(
+            f"Formula is too long ({len(tex)} characters; "
+            f"the limit is {MAX_TEX_LENGTH})",
+            tex,
+        )
+    result = _katex(tex, bool(display))
+    if result.startswith("ok:"):
+        return result[3:]
+    raise MathError(result.removeprefix("err:"), tex)
+
+
+def check_math(tex: str, display: bool = False) -> str | None:
+    """Return KaTeX's error message for ``tex``, or None if it renders."""
+    try:
+        render_math(tex, display)
+    except MathError as exc:
+        return exc.message
+    return None
+
+
+def math_error_html(tex: str, message: str, display: bool = False) -> str:
+    """Return the escaped fallback shown in place of a formula KaTeX rejected."""
+    tag = "div" if display else "span"
+    return (
+        f'<{tag} class="math-error" title="{html.escape(message)}">'
+        f"<code>{html.escape(tex)}</code></{tag}>"
+    )
+
+
+def render_math_safe(tex: str, display: bool = False) -> str:
+    """Return KaTeX HTML for ``tex``, or an escaped fallback if it is invalid."""
+    try:
+        return render_math(tex, display)
+    except MathError as exc:
+        return math_error_html(tex, exc.message, display)

@@ -1,0 +1,109 @@
+"""SeriesPage: a top-level section (`/cuda/`) or a series (`/notes/csapp/`).
+
+Series reach their posts through the page tree; this app never imports `blog`.
+The post model is named by its label only, so the dependency points one way.
+"""
+
+from django.apps import apps
+from django.core.paginator import Paginator
+from django.db import models
+from wagtail.admin.panels import FieldPanel
+from wagtail.fields import RichTextField
+from wagtail.models import Page, PageManager
+from wagtail.query import PageQuerySet
+from wagtail.search import index
+
+POST_MODEL = "blog.PostPage"
+POSTS_PER_PAGE = 30
+
+
+def post_model():
+    """Return the post page model, looked up by label."""
+    return apps.get_model(POST_MODEL)
+
+
+class SeriesPageQuerySet(PageQuerySet):
+    def annotate_post_counts(self):
+        """Annotate each series with `num_posts`: its live posts at any depth.
+
+        One correlated subquery, so a list of sections costs one query.
+        """
+        posts = (
+            post_model()
+            .objects.live()
+            .filter(path__startswith=models.OuterRef("path"))
+            .order_by()
+            .annotate(n=models.Func("pk", function="COUNT"))
+            .values("n")
+        )
+        return self.annotate(num_posts=models.Subquery(posts))
+
+
+class SeriesPage(Page):
+    """A folder of posts: a section, or a series read in order."""
+
+    class Ordering(models.TextChoices):
+        EXPLORER = "explorer", "阅读顺序（按页面树中的顺序，可拖动调整）"
+        NEWEST = "newest", "最新在前（按发布日期）"
+
+    intro = RichTextField(blank=True, features=["bold", "italic", "code", "link"])
+    cover = models.ForeignKey(
+        "wagtailimages.Image",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    ordering = models.CharField(
+        max_length=16,
+        choices=Ordering.choices,
+        default=Ordering.EXPLORER,
+        help_text="系列按阅读顺序；栏目一般按最新在前。",
+    )
+
+    objects = PageManager.from_queryset(SeriesPageQuerySet)()
+
+    parent_page_types = ["blog.HomePage", "series.SeriesPage"]
+    subpage_types = [POST_MODEL, "series.SeriesPage"]
+
+    content_panels = Page.content_panels + [
+        FieldPanel("intro"),
+        FieldPanel("cover"),
+        FieldPanel("ordering"),
+    ]
+    search_fields = Page.search_fields + [index.SearchField("intro")]
+
+    class Meta:
+        verbose_name = "栏目 / 系列"
+        verbose_name_plural = "栏目 / 系列"
+
+    def posts(self):
+        """Return the live posts directly in this series, in reading order."""
+        queryset = post_model().objects.child_of(self).live().for_listing()
+        if self.ordering == self.Ordering.NEWEST:
+            return queryset.order_by("-date", "-pk")
+        return queryset.order_by("path")
+
+    def subseries(self):
+        """Return the live series nested in this one, in explorer order."""
+        return (
+            SeriesPage.objects.child_of(self)
+            .live()
+            .annotate_post_counts()
+            .order_by("path")
+        )
+
+    def post_count(self) -> int:
+        """Return the number of live posts anywhere under this page."""
+        if hasattr(self, "num_posts"):
+            return self.num_posts
+        return post_model().objects.descendant_of(self).live().count()
+
+    def get_context(self, request, *args, **kwargs):
+        context = super().get_context(request, *args, **kwargs)
+        paginator = Paginator(self.posts(), POSTS_PER_PAGE)
+        context["posts"] = paginator.get_page(request.GET.get("page"))
+        context["subseries"] = self.subseries()
+        context["post_count"] = self.post_count()
+        return context
+

@@ -1,0 +1,197 @@
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from blog.rendering import (
+    MathError,
+    cache,
+    check_math,
+    katex_version,
+    render_math,
+    render_math_safe,
+)
+from blog.rendering import math as math_module
+
+KATEX_PACKAGE = Path(math_module.KATEX_DIR).parent / "package.json"
+
+
+def test_inline_formula_has_katex_html_and_mathml():
+    html = render_math(r"\frac{a}{b}")
+
+    assert html.startswith('<span class="katex">')
+    assert "<math" in html
+    assert "<mfrac>" in html
+    assert 'class="katex-html"' in html
+    assert "katex-display" not in html
+
+
+def test_display_mode_wraps_in_katex_display():
+    html = render_math(r"\sum_{i=0}^{n} i", display=True)
+
+    assert 'class="katex-display"' in html
+    assert 'display="block"' in html
+
+
+def test_aligned_environment_renders():
+    tex = r"\begin{aligned} a &= b + c \\ d &= e \end{aligned}"
+
+    html = render_math(tex, display=True)
+
+    assert "<mtable" in html
+    assert check_math(tex, display=True) is None
+
+
+def test_cjk_text_inside_math_renders():
+    html = render_math(r"\text{线程块} = 256")
+
+    assert "线程块" in html
+
+
+def test_invalid_formula_raises_math_error_with_katex_message():
+    with pytest.raises(MathError) as info:
+        render_math(r"\frac{a")
+
+    message = str(info.value)
+    assert message.startswith("KaTeX parse error:")
+    assert r"\frac{a" in message
+    assert "\n    at " not in message  # KaTeX's message, not a V8 stack dump
+    assert info.value.tex == r"\frac{a"
+    assert isinstance(info.value, ValueError)
+
+
+def test_undefined_command_is_an_error():
+    with pytest.raises(MathError, match="Undefined control sequence"):
+        render_math(r"\notacommand{x}")
+
+
+def test_check_math_returns_none_or_the_message():
+    assert check_math(r"x^2 + y^2 = z^2") is None
+    assert check_math(r"\frac{a").startswith("KaTeX parse error")
+
+
+def test_render_math_safe_returns_escaped_fallback_with_the_source():
+    tex = r"\frac{<script>alert(1)</script>"
+
+    html = render_math_safe(tex)
+
+    soup = BeautifulSoup(html, "html.parser")
+    span = soup.find("span", class_="math-error")
+    assert span is not None
+    assert span.code.get_text() == tex
+    assert span["title"].startswith("KaTeX parse error")
+    assert "<script>" not in html
+    assert soup.find("script") is None
+
+
+def test_render_math_safe_uses_a_div_in_display_mode():
+    html = render_math_safe(r"\frac{a", display=True)
+
+    assert html.startswith('<div class="math-error"')
+    assert html.endswith("</div>")
+
+
+def test_render_math_safe_renders_valid_math_normally():
+    assert render_math_safe("x") == render_math("x")
+
+
+def test_href_with_javascript_url_produces_no_link():
+    html = render_math(r"\href{javascript:alert(1)}{x}")
+
+    soup = BeautifulSoup(html, "html.parser")
+    assert soup.find(href=True) is None
+    assert "href=" not in html
+
+
+def test_url_and_html_commands_are_inert_without_trust():
+    html = render_math(r"\url{https://example.com} \htmlClass{evil}{x}")
+
+    assert "href=" not in html
+    assert 'class="evil"' not in html
+
+
+def test_macro_bomb_fails_fast():
+    start = time.perf_counter()
+
+    with pytest.raises(MathError, match="Too many expansions"):
+        render_math(r"\def\a{\a\a}\a")
+
+    assert time.perf_counter() - start < 2
+
+
+def test_exponential_macro_bomb_fails_fast():
+    tex = r"\def\a{xx}\def\b{\a\a\a\a}\def\c{\b\b\b\b}\def\d{\c\c\c\c}" + r"\d" * 50
+    start = time.perf_counter()
+
+    with pytest.raises(MathError):
+        render_math(tex)
+
+    assert time.perf_counter() - start < 2
+
+
+def test_too_long_input_is_refused_without_calling_katex():
+    with pytest.raises(MathError, match="too long"):
+        render_math("x" * (math_module.MAX_TEX_LENGTH + 1))
+
+    assert cache.render_count("katex") == 0
+
+
+def test_definitions_do_not_leak_between_formulas():
+    render_math(r"\gdef\myop{x}\myop")
+
+    with pytest.raises(MathError, match="Undefined control sequence"):
+        render_math(r"\myop")
+
+
+def test_katex_version_matches_the_installed_package():
+    installed = json.loads(KATEX_PACKAGE.read_text())["version"]
+
+    assert katex_version() == installed
+
+
+def test_context_is_created_once_per_thread():
+    racer = math_module._racer()
+
+    assert math_module._racer() is racer
+
+
+def test_threads_render_with_their_own_context():
+    results = {}
+    racers = {}
+
+    def work(n):
+        racers[n] = math_module._racer()
+        results[n] = math_module._katex.__wrapped__(r"\sqrt{2}", False)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert len({id(r) for r in racers.values()}) == 4
+    assert len(set(results.values())) == 1
+    assert results[0] == "ok:" + render_math(r"\sqrt{2}")
+
+
+def test_hundreds_of_formulas_render_quickly():
+    math_module._racer()  # exclude loading KaTeX, paid once per thread
+    formulas = [rf"\sum_{{i=0}}^{{{n}}} x_i^2" for n in range(300)]
+
+    start = time.perf_counter()
+    for tex in formulas:
+        render_math(tex)
+    elapsed = time.perf_counter() - start
+
+    assert elapsed < 3, f"300 formulas took {elapsed:.2f}s"
+
+
+def test_missing_katex_raises_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(math_module, "KATEX_DIR", tmp_path)
+    monkeypatch.setattr(math_module, "_local", threading.local())
+
+    with pytest.raises(RuntimeError, match="npm ci"):
+        render_math("x")
