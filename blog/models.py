@@ -37,7 +37,10 @@ class PostTag(TaggedItemBase):
 class PostPageQuerySet(PageQuerySet):
     def for_listing(self):
         """Fetch what a post card shows: tags in one extra query, no bodies."""
-        return self.defer_streamfields().prefetch_related("tagged_items__tag")
+        tags = models.Prefetch(
+            "tagged_items", queryset=PostTag.objects.select_related("tag")
+        )
+        return self.defer_streamfields().prefetch_related(tags)
 
     def recently_updated(self):
         """Return live posts, most recently updated first."""
@@ -63,6 +66,30 @@ class HomePage(Page):
 
     class Meta:
         verbose_name = "首页"
+
+    def route(self, request, path_components):
+        """Find the deepest page the URL names in one query, then let it route.
+
+        Wagtail walks the tree one level at a time (two queries a level); URL
+        paths are unique in a site, so the page can be looked up directly. The
+        page it finds routes the rest itself (a tag URL under /tags/, say).
+        """
+        if not path_components:
+            return super().route(request, path_components)
+        prefixes = [
+            self.url_path + "".join(f"{part}/" for part in path_components[:n])
+            for n in range(1, len(path_components) + 1)
+        ]
+        page = (
+            Page.objects.descendant_of(self)
+            .filter(url_path__in=prefixes)
+            .order_by("-depth")
+            .first()
+        )
+        if page is None:
+            raise Http404
+        remaining = path_components[page.depth - self.depth :]
+        return page.specific.route(request, remaining)
 
     def sections(self):
         """Return the top-level sections with their post counts."""
@@ -135,8 +162,12 @@ class PostPage(Page):
 
     @property
     def tag_list(self):
-        """Return the post's tags, from the prefetch when there is one."""
-        return sorted((item.tag for item in self.tagged_items.all()), key=lambda t: t.name.lower())
+        """Return the post's tags, from the listing prefetch when there is one."""
+        if "tagged_items" in getattr(self, "_prefetched_objects_cache", {}):
+            tags = [item.tag for item in self.tagged_items.all()]
+        else:
+            tags = list(self.tags.all())
+        return sorted(tags, key=lambda tag: tag.name.lower())
 
     def series(self):
         """Return the series or section this post lives in, if any."""

@@ -78,11 +78,15 @@ class SeriesPage(Page):
         verbose_name_plural = "栏目 / 系列"
 
     def posts(self):
-        """Return the live posts directly in this series, in reading order."""
-        queryset = post_model().objects.child_of(self).live().for_listing()
+        """Return the live posts this page lists.
+
+        A series lists its own posts in reading order; a section lists every
+        post under it, nested series included, newest first.
+        """
+        posts = post_model().objects.live().for_listing()
         if self.ordering == self.Ordering.NEWEST:
-            return queryset.order_by("-date", "-pk")
-        return queryset.order_by("path")
+            return posts.descendant_of(self).order_by("-date", "-pk")
+        return posts.child_of(self).order_by("path")
 
     def subseries(self):
         """Return the live series nested in this one, in explorer order."""
@@ -104,6 +108,10 @@ class SeriesPage(Page):
         paginator = Paginator(self.posts(), POSTS_PER_PAGE)
         context["posts"] = paginator.get_page(request.GET.get("page"))
         context["subseries"] = self.subseries()
-        context["post_count"] = self.post_count()
+        context["post_count"] = (
+            paginator.count  # Already counted: every post under this page.
+            if self.ordering == self.Ordering.NEWEST
+            else self.post_count()
+        )
         return context
 

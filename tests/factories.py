@@ -85,13 +85,14 @@ class PostPageFactory(wagtail_factories.PageFactory):
 
     class Meta:
         model = PostPage
+        skip_postgeneration_save = True
 
     @factory.post_generation
     def tags(post, create, extracted, **kwargs):
         if extracted:
             post.tags.add(*extracted)
             if create:
-                post.save_revision().publish()
+                post.save()
 
 
 class TagIndexPageFactory(wagtail_factories.PageFactory):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -58,6 +59,9 @@ class MathError(ValueError):
 
 
 _local = threading.local()
+# The process that started V8. V8's platform threads do not survive fork(), so a
+# forked child must not use it: it would hang, not fail.
+_v8_pid: int | None = None
 
 
 def _new_racer() -> MiniRacer:
@@ -94,8 +98,16 @@ def _new_racer() -> MiniRacer:
 
 def _racer() -> MiniRacer:
     """Return this thread's KaTeX context, creating it on first use."""
+    global _v8_pid
+    if _v8_pid is not None and _v8_pid != os.getpid():
+        raise RuntimeError(
+            "KaTeX's V8 engine was started before this process was forked, and V8 "
+            "cannot run in a forked child. Do not render math at import or startup "
+            "time in a pre-forking server (e.g. gunicorn --preload)."
+        )
     racer = getattr(_local, "racer", None)
     if racer is None:
+        _v8_pid = os.getpid()
         racer = _local.racer = _new_racer()
     return racer
 
@@ -115,8 +127,7 @@ def _katex(tex: str, display: bool) -> str:
     try:
         result = _racer().eval(call, timeout_sec=TIMEOUT_SECONDS)
     except JSTimeoutException:
-        # V8 was interrupted mid-render; start this thread afresh next time.
-        _local.racer = None
+        # V8 terminated the script; the context stays usable for the next formula.
         raise MathError(
             f"KaTeX took longer than {TIMEOUT_SECONDS:g} s on this formula", tex
         ) from None

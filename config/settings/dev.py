@@ -7,3 +7,6 @@ DEBUG = True
 SECRET_KEY = SECRET_KEY or "django-insecure-dev-only-key-do-not-use-in-production"  # noqa: F405
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+# Serve static files straight from the app folders and node_modules.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

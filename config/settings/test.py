@@ -11,3 +11,5 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 WAGTAILADMIN_BASE_URL = "http://testserver"
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

@@ -1,4 +1,5 @@
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -195,3 +196,24 @@ def test_missing_katex_raises_a_clear_error(monkeypatch, tmp_path):
 
     with pytest.raises(RuntimeError, match="npm ci"):
         render_math("x")
+
+
+def test_a_render_that_times_out_is_an_error_and_not_cached(monkeypatch):
+    tex = r"\sum_{i=0}^{n} \frac{a_i}{b_i}" * 50
+    math_module._racer()
+    monkeypatch.setattr(math_module, "TIMEOUT_SECONDS", 1e-6)
+
+    with pytest.raises(MathError, match="took longer"):
+        render_math(tex)
+
+    monkeypatch.setattr(math_module, "TIMEOUT_SECONDS", 5.0)
+    assert render_math(tex).startswith('<span class="katex">')
+    assert cache.render_count("katex") == 1
+
+
+def test_a_forked_child_refuses_to_use_the_parents_engine(monkeypatch):
+    math_module._racer()
+    monkeypatch.setattr(math_module, "_v8_pid", os.getpid() + 1)
+
+    with pytest.raises(RuntimeError, match="forked"):
+        render_math("x_{forked}")

@@ -1,0 +1,143 @@
+"""Every public URL of the contract answers with the right content."""
+
+import datetime
+
+import pytest
+from django.urls import reverse
+
+from tests.factories import PostPageFactory, SeriesPageFactory
+
+
+@pytest.fixture
+def site(home):
+    """A small blog: a section, a nested series, tagged posts."""
+    cuda = SeriesPageFactory(parent=home, title="CUDA", slug="cuda", ordering="newest")
+    notes = SeriesPageFactory(parent=home, title="Notes", slug="notes")
+    csapp = SeriesPageFactory(parent=notes, title="CSAPP", slug="csapp")
+    flash = PostPageFactory(
+        parent=cuda,
+        title="FlashAttention 笔记",
+        slug="flash",
+        summary="IO 感知的注意力。",
+        date=datetime.date(2026, 9, 18),
+        updated=datetime.date(2026, 9, 20),
+        tags=["cuda", "attention"],
+        body__0__heading__text="分块 $B_r$",
+        body__1__math__tex=r"O = \operatorname{softmax}(QK^\top)V",
+        body__2__code__code="__global__ void flash() {}",
+    )
+    link = PostPageFactory(
+        parent=csapp, title="csapp-7-链接", slug="csapp-7-链接",
+        date=datetime.date(2023, 9, 18), tags=["csapp"],
+    )
+    old = PostPageFactory(
+        parent=home, title="旧文章", slug="old", date=datetime.date(2024, 1, 2),
+        tags=["cuda"],
+    )
+    return {"cuda": cuda, "notes": notes, "csapp": csapp, "flash": flash, "link": link, "old": old}
+
+
+def test_home_lists_recent_updates_and_sections(client, site):
+    response = client.get("/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "最近更新" in html
+    # Sorted by `updated`: FlashAttention (2026-09-20) before the 2024 post.
+    assert html.index("FlashAttention 笔记") < html.index("旧文章") < html.index("csapp-7-链接")
+    assert "2026年9月18日" in html
+    assert "CUDA</a> <span class=\"count\">1 篇文章" in html
+    assert "Notes</a> <span class=\"count\">1 篇文章" in html
+
+
+def test_section_page_shows_count_cards_and_tags(client, site):
+    response = client.get("/cuda/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "1 篇文章" in html
+    assert "FlashAttention 笔记" in html
+    assert "IO 感知的注意力。" in html
+    assert "#cuda" in html and "#attention" in html
+
+
+def test_nested_series_url_and_section_count_includes_it(client, site):
+    assert client.get("/notes/csapp/").status_code == 200
+    html = client.get("/notes/").content.decode()
+    assert "CSAPP" in html
+    assert "csapp-7-链接" not in html  # posts of sub-series are listed on the series page
+    assert "1 篇文章" in html
+
+
+def test_post_page_has_breadcrumbs_dates_tags_and_rendered_body(client, site):
+    response = client.get("/cuda/flash/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert '<h1 class="post-title">FlashAttention 笔记</h1>' in html
+    assert '<a href="/cuda/">CUDA</a>' in html
+    assert "2026年9月18日" in html and "更新于" in html and "2026年9月20日" in html
+    assert 'href="/tags/cuda/"' in html
+    # Server-side KaTeX (HTML + MathML) and Pygments, no math script.
+    assert 'class="katex-display"' in html and "<math" in html
+    assert '<span class="kt">void</span>' in html
+    assert "katex.min.js" not in html and "<script" not in html
+    assert "/static/katex/katex.min.css" in html
+
+
+def test_unicode_slug_post_is_served(client, site):
+    response = client.get("/notes/csapp/csapp-7-%E9%93%BE%E6%8E%A5/")
+    assert response.status_code == 200
+    assert "csapp-7-链接" in response.content.decode()
+
+
+def test_tag_index_lists_tags_with_counts(client, site):
+    html = client.get("/tags/").content.decode()
+    assert '#cuda</a> <span class="count">2</span>' in html
+    assert '#csapp</a> <span class="count">1</span>' in html
+
+
+def test_tag_page_lists_its_posts_newest_first(client, site):
+    response = client.get("/tags/cuda/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "2 篇文章" in html
+    assert html.index("FlashAttention 笔记") < html.index("旧文章")
+    assert "csapp-7-链接" not in html
+
+
+def test_tags_are_case_insensitive(site):
+    site["old"].tags.add("CUDA")
+    assert sorted(t.name for t in site["old"].tags.all()) == ["cuda"]
+
+
+def test_unknown_tag_is_404(client, site):
+    assert client.get("/tags/no-such-tag/").status_code == 404
+
+
+def test_archive_groups_by_year(client, site):
+    html = client.get("/archive/").content.decode()
+    assert html.index("2026 年") < html.index("2024 年") < html.index("2023 年")
+    assert "FlashAttention 笔记" in html and "csapp-7-链接" in html
+
+
+def test_drafts_are_not_listed(client, site):
+    site["flash"].unpublish()
+    for url in ["/", "/cuda/", "/tags/cuda/", "/archive/"]:
+        assert "FlashAttention 笔记" not in client.get(url).content.decode(), url
+    assert client.get("/cuda/flash/").status_code == 404
+
+
+def test_missing_page_is_friendly_404(client, site):
+    response = client.get("/no/such/page/")
+    assert response.status_code == 404
+    assert "页面不存在" in response.content.decode()
+
+
+def test_empty_site_works(client, home):
+    """A freshly migrated database is a working, empty site."""
+    assert client.get("/").status_code == 200
+    assert "还没有文章" in client.get("/").content.decode()
+    assert client.get("/tags/").status_code == 200
+    assert client.get("/archive/").status_code == 200
+
+
+def test_admin_answers(client, home):
+    assert client.get(reverse("wagtailadmin_home")).status_code == 302
