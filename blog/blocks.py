@@ -52,6 +52,14 @@ CALLOUT_KINDS = [
 MATH_HELP = "行内公式写作 $…$ 或 \\(…\\)；字面的美元符号写作 \\$。"
 
 
+def inline_html(text: str | None):
+    """Return plain text as HTML with its inline math typeset.
+
+    Safe to mark: the renderer escapes everything that is not KaTeX output.
+    """
+    return mark_safe(render_inline_text(text or ""))  # noqa: S308
+
+
 def _raise_math_errors(messages: list[str]) -> None:
     if messages:
         raise ValidationError("；".join(messages))
@@ -82,7 +90,7 @@ class HeadingBlock(blocks.StructBlock):
         context["anchor"] = (parent_context or {}).get("heading_anchor") or (
             slugify_anchor(value["text"])
         )
-        context["html"] = mark_safe(render_inline_text(value["text"]))  # noqa: S308  escaped by our renderer
+        context["html"] = inline_html(value["text"])
         return context
 
 
@@ -274,7 +282,7 @@ class ImageBlock(blocks.StructBlock):
         context = super().get_context(value, parent_context=parent_context)
         image = value.get("image")
         context["alt"] = value.get("alt") or (image.title if image else "")
-        context["caption_html"] = mark_safe(render_inline_text(value.get("caption") or ""))  # noqa: S308
+        context["caption_html"] = inline_html(value.get("caption"))
         return context
 
 
@@ -282,7 +290,9 @@ class TableBlock(WagtailTableBlock):
     """A table with a caption and a header row; cells may hold inline math."""
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("table_options", {"renderer": "text", "startRows": 3, "startCols": 3})
+        kwargs.setdefault(
+            "table_options", {"renderer": "text", "startRows": 3, "startCols": 3}
+        )
         super().__init__(**kwargs)
 
     class Meta:
@@ -316,7 +326,7 @@ class TableBlock(WagtailTableBlock):
         if not value:
             return ""
         rows = [
-            [mark_safe(render_inline_text(cell or "")) for cell in row]  # noqa: S308
+            [inline_html(cell or "") for cell in row]  # noqa: S308
             for row in value.get("data") or []
         ]
         header = rows[0] if rows and value.get("first_row_is_table_header") else None
@@ -327,7 +337,7 @@ class TableBlock(WagtailTableBlock):
                 "header": header,
                 "rows": rows[1:] if header else rows,
                 "first_col_is_header": bool(value.get("first_col_is_header")),
-                "caption_html": mark_safe(render_inline_text(value.get("table_caption") or "")),  # noqa: S308
+                "caption_html": inline_html(value.get("table_caption")),
             },
         )
 
@@ -352,7 +362,7 @@ class CalloutBlock(blocks.StructBlock):
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
         context["kind_label"] = dict(CALLOUT_KINDS)[value["kind"]].split()[0]
-        context["title_html"] = mark_safe(render_inline_text(value.get("title") or ""))  # noqa: S308
+        context["title_html"] = inline_html(value.get("title"))
         return context
 
 
@@ -408,7 +418,7 @@ class HtmlFigureBlock(blocks.StructBlock):
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
-        context["caption_html"] = mark_safe(render_inline_text(value.get("caption") or ""))  # noqa: S308
+        context["caption_html"] = inline_html(value.get("caption"))
         return context
 
 
@@ -456,4 +466,3 @@ def heading_anchors(stream_value) -> list[str]:
     return unique_anchors(
         child.value["text"] for child in stream_value if child.block_type == "heading"
     )
-

@@ -94,13 +94,18 @@ class HomePage(Page):
     def sections(self):
         """Return the top-level sections with their post counts."""
         return (
-            SeriesPage.objects.child_of(self).live().annotate_post_counts().order_by("path")
+            SeriesPage.objects.child_of(self)
+            .live()
+            .annotate_post_counts()
+            .order_by("path")
         )
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
         posts = PostPage.objects.descendant_of(self).recently_updated()
-        context["posts"] = Paginator(posts, POSTS_PER_PAGE).get_page(request.GET.get("page"))
+        context["posts"] = Paginator(posts, POSTS_PER_PAGE).get_page(
+            request.GET.get("page")
+        )
         context["sections"] = self.sections()
         return context
 
@@ -218,7 +223,12 @@ class TagIndexPage(RoutablePageMixin, Page):
     @re_path(r"^(?P<slug>[-\w]+)/$")
     def tag_detail(self, request, slug):
         tag = get_object_or_404(Tag, slug=slug)
-        posts = PostPage.objects.live().filter(tags=tag).for_listing().order_by("-date", "-pk")
+        posts = (
+            PostPage.objects.live()
+            .filter(tags=tag)
+            .for_listing()
+            .order_by("-date", "-pk")
+        )
         page = Paginator(posts, POSTS_PER_PAGE).get_page(request.GET.get("page"))
         if not page.paginator.count:
             raise Http404("No post has this tag.")
@@ -249,7 +259,10 @@ class ArchivePage(Page):
             .order_by("-date", "-pk")
             .only("title", "url_path", "date", "depth", "path", "content_type_id")
         )
-        return [(year, list(items)) for year, items in groupby(posts, key=lambda p: p.date.year)]
+        return [
+            (year, list(items))
+            for year, items in groupby(posts, key=lambda p: p.date.year)
+        ]
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)

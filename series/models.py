@@ -114,4 +114,3 @@ class SeriesPage(Page):
             else self.post_count()
         )
         return context
-

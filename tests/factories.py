@@ -20,7 +20,9 @@ class HeadingBlockFactory(wagtail_factories.StructBlockFactory):
 
 
 class ParagraphBlockFactory(wagtail_factories.blocks.BlockFactory):
-    value = factory.LazyFunction(lambda: RichText("<p>设 $n = 2^k$，共享内存有 32 个 bank。</p>"))
+    value = factory.LazyFunction(
+        lambda: RichText("<p>设 $n = 2^k$，共享内存有 32 个 bank。</p>")
+    )
 
     class Meta:
         model = blocks.ParagraphBlock

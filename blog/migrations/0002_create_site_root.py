@@ -25,7 +25,11 @@ def create_site_root(apps, schema_editor):
             app_label="blog", model=model_name.lower()
         )
         return model.objects.create(
-            content_type=content_type, locale=locale, live=True, draft_title=fields["title"], **fields
+            content_type=content_type,
+            locale=locale,
+            live=True,
+            draft_title=fields["title"],
+            **fields,
         )
 
     home = create(
@@ -38,9 +42,31 @@ def create_site_root(apps, schema_editor):
         url_path="/home/",
         author="",
     )
-    create("TagIndexPage", title="标签", slug="tags", path=HOME_PATH + "0001", depth=3, numchild=0, url_path="/home/tags/")
-    create("ArchivePage", title="归档", slug="archive", path=HOME_PATH + "0002", depth=3, numchild=0, url_path="/home/archive/")
-    Site.objects.create(hostname="localhost", port=80, root_page=home, is_default_site=True, site_name="")
+    create(
+        "TagIndexPage",
+        title="标签",
+        slug="tags",
+        path=HOME_PATH + "0001",
+        depth=3,
+        numchild=0,
+        url_path="/home/tags/",
+    )
+    create(
+        "ArchivePage",
+        title="归档",
+        slug="archive",
+        path=HOME_PATH + "0002",
+        depth=3,
+        numchild=0,
+        url_path="/home/archive/",
+    )
+    Site.objects.create(
+        hostname="localhost",
+        port=80,
+        root_page=home,
+        is_default_site=True,
+        site_name="",
+    )
     Page.objects.filter(depth=1).update(numchild=Page.objects.filter(depth=2).count())
 
 

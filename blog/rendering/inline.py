@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .cache import memoize
 from .math import check_math, render_math_safe
@@ -21,8 +21,7 @@ _SPACE = " \t\n\r\f\v\u00a0"
 _unescape = html.unescape
 
 
-@dataclass(frozen=True)
-class InlineMath:
+class InlineMath(NamedTuple):
     """One inline formula found in text: ``text[start:end]`` is its source."""
 
     start: int

@@ -18,7 +18,9 @@ def required(name: str) -> str:
 DEBUG = False
 SECRET_KEY = required("SECRET_KEY")
 required("DATABASE_URL")
-ALLOWED_HOSTS = [host.strip() for host in required("ALLOWED_HOSTS").split(",") if host.strip()]
+ALLOWED_HOSTS = [
+    host.strip() for host in required("ALLOWED_HOSTS").split(",") if host.strip()
+]
 CSRF_TRUSTED_ORIGINS = [
     origin for origin in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if origin
 ]

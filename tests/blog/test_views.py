@@ -27,14 +27,27 @@ def site(home):
         body__2__code__code="__global__ void flash() {}",
     )
     link = PostPageFactory(
-        parent=csapp, title="csapp-7-链接", slug="csapp-7-链接",
-        date=datetime.date(2023, 9, 18), tags=["csapp"],
+        parent=csapp,
+        title="csapp-7-链接",
+        slug="csapp-7-链接",
+        date=datetime.date(2023, 9, 18),
+        tags=["csapp"],
     )
     old = PostPageFactory(
-        parent=home, title="旧文章", slug="old", date=datetime.date(2024, 1, 2),
+        parent=home,
+        title="旧文章",
+        slug="old",
+        date=datetime.date(2024, 1, 2),
         tags=["cuda"],
     )
-    return {"cuda": cuda, "notes": notes, "csapp": csapp, "flash": flash, "link": link, "old": old}
+    return {
+        "cuda": cuda,
+        "notes": notes,
+        "csapp": csapp,
+        "flash": flash,
+        "link": link,
+        "old": old,
+    }
 
 
 def test_home_lists_recent_updates_and_sections(client, site):
@@ -43,10 +56,14 @@ def test_home_lists_recent_updates_and_sections(client, site):
     assert response.status_code == 200
     assert "最近更新" in html
     # Sorted by `updated`: FlashAttention (2026-09-20) before the 2024 post.
-    assert html.index("FlashAttention 笔记") < html.index("旧文章") < html.index("csapp-7-链接")
+    assert (
+        html.index("FlashAttention 笔记")
+        < html.index("旧文章")
+        < html.index("csapp-7-链接")
+    )
     assert "2026年9月18日" in html
-    assert "CUDA</a> <span class=\"count\">1 篇文章" in html
-    assert "Notes</a> <span class=\"count\">1 篇文章" in html
+    assert 'CUDA</a> <span class="count">1 篇文章' in html
+    assert 'Notes</a> <span class="count">1 篇文章' in html
 
 
 def test_section_page_shows_count_cards_and_tags(client, site):
@@ -63,7 +80,9 @@ def test_nested_series_url_and_section_count_includes_it(client, site):
     assert client.get("/notes/csapp/").status_code == 200
     html = client.get("/notes/").content.decode()
     assert "CSAPP" in html
-    assert "csapp-7-链接" not in html  # posts of sub-series are listed on the series page
+    assert (
+        "csapp-7-链接" not in html
+    )  # posts of sub-series are listed on the series page
     assert "1 篇文章" in html
 
 

@@ -61,6 +61,7 @@ def test_find_inline_math_reports_source_spans():
     found = find_inline_math(text)
 
     assert [text[m.start : m.end] for m in found] == ["$x$", r"\(y\)"]
+    assert found[0] == (2, 5, "x")
 
 
 def test_dollar_amounts_stay_literal_text():

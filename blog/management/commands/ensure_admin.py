@@ -7,7 +7,6 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 
-
 def login_file():
     """Return where the generated password is kept (git-ignored)."""
     return settings.BASE_DIR / ".admin-login"

@@ -1,0 +1,73 @@
+"""Configuration: environment-driven settings and the Chinese locale."""
+
+import datetime
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from django.conf import settings
+from django.template import Context, Template
+from django.utils import translation
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_settings(module, **env):
+    """Import a settings module in a fresh interpreter with the given environment."""
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL"}
+    }
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import {module} as s; print(s.DATABASES['default']['ENGINE'])",
+        ],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_production_refuses_to_start_without_secret_key():
+    result = run_settings(
+        "config.settings.production",
+        DATABASE_URL="postgres://postgres@127.0.0.1/x",
+        ALLOWED_HOSTS="example.com",
+    )
+    assert result.returncode != 0
+    assert "Set the SECRET_KEY environment variable." in result.stderr
+
+
+def test_production_names_each_missing_variable():
+    result = run_settings(
+        "config.settings.production", SECRET_KEY="k" * 50, ALLOWED_HOSTS="a"
+    )
+    assert "Set the DATABASE_URL environment variable." in result.stderr
+    result = run_settings(
+        "config.settings.production", SECRET_KEY="k" * 50, DATABASE_URL="sqlite:///x"
+    )
+    assert "Set the ALLOWED_HOSTS environment variable." in result.stderr
+
+
+def test_database_url_chooses_the_database():
+    result = run_settings(
+        "config.settings.dev", DATABASE_URL="postgres://postgres@127.0.0.1:5432/x"
+    )
+    assert result.stdout.strip() == "django.db.backends.postgresql"
+    result = run_settings("config.settings.dev")
+    assert result.stdout.strip() == "django.db.backends.sqlite3"
+
+
+def test_language_is_simplified_chinese_and_dates_read_naturally():
+    assert settings.LANGUAGE_CODE == "zh-hans"
+    with translation.override(settings.LANGUAGE_CODE):
+        rendered = Template("{{ d|date }}").render(
+            Context({"d": datetime.date(2026, 9, 18)})
+        )
+    assert rendered == "2026年9月18日"
