@@ -179,10 +179,11 @@ def highlight(
     """
     alias = normalise_language(language)
     try:
-        lexer = get_lexer_by_name(alias)
+        # Keep leading blank lines, so line numbers match the source as written.
+        lexer = get_lexer_by_name(alias, stripnl=False)
     except ClassNotFound:  # a name normalise_language saw may still fail to load
         alias = "text"
-        lexer = get_lexer_by_name(alias)
+        lexer = get_lexer_by_name(alias, stripnl=False)
     start_line = max(int(start_line), 1)
     hl_lines = sorted({n - start_line + 1 for n in highlight_lines if n >= start_line})
     formatter = HtmlFormatter(

@@ -1,7 +1,6 @@
 import json
 import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -114,23 +113,16 @@ def test_url_and_html_commands_are_inert_without_trust():
     assert 'class="evil"' not in html
 
 
-def test_macro_bomb_fails_fast():
-    start = time.perf_counter()
-
+def test_macro_bomb_is_refused():
     with pytest.raises(MathError, match="Too many expansions"):
         render_math(r"\def\a{\a\a}\a")
 
-    assert time.perf_counter() - start < 2
 
-
-def test_exponential_macro_bomb_fails_fast():
+def test_exponential_macro_bomb_is_refused():
     tex = r"\def\a{xx}\def\b{\a\a\a\a}\def\c{\b\b\b\b}\def\d{\c\c\c\c}" + r"\d" * 50
-    start = time.perf_counter()
 
     with pytest.raises(MathError):
         render_math(tex)
-
-    assert time.perf_counter() - start < 2
 
 
 def test_too_long_input_is_refused_without_calling_katex():
@@ -176,18 +168,6 @@ def test_threads_render_with_their_own_context():
     assert len({id(r) for r in racers.values()}) == 4
     assert len(set(results.values())) == 1
     assert results[0] == "ok:" + render_math(r"\sqrt{2}")
-
-
-def test_hundreds_of_formulas_render_quickly():
-    math_module._racer()  # exclude loading KaTeX, paid once per thread
-    formulas = [rf"\sum_{{i=0}}^{{{n}}} x_i^2" for n in range(300)]
-
-    start = time.perf_counter()
-    for tex in formulas:
-        render_math(tex)
-    elapsed = time.perf_counter() - start
-
-    assert elapsed < 3, f"300 formulas took {elapsed:.2f}s"
 
 
 def test_missing_katex_raises_a_clear_error(monkeypatch, tmp_path):
