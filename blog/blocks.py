@@ -18,6 +18,7 @@ from blog.rendering import (
     check_math,
     highlight,
     inline_math_errors,
+    markdown_headings,
     markdown_math_errors,
     parse_line_spec,
     render_inline_html,
@@ -63,6 +64,14 @@ def inline_html(text: str | None):
 def _raise_math_errors(messages: list[str]) -> None:
     if messages:
         raise ValidationError("；".join(messages))
+
+
+class CodeTextBlock(blocks.TextBlock):
+    """A text area that keeps leading and trailing spaces: indentation is code."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.field_options["strip"] = False
 
 
 class HeadingBlock(blocks.StructBlock):
@@ -124,7 +133,7 @@ class ParagraphBlock(blocks.RichTextBlock):
         return context
 
 
-class MarkdownBlock(blocks.TextBlock):
+class MarkdownBlock(CodeTextBlock):
     """Pasted Markdown: math, fenced code, tables, footnotes and callouts."""
 
     def __init__(self, **kwargs):
@@ -155,7 +164,17 @@ class MarkdownBlock(blocks.TextBlock):
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
         # markdown-it runs with html=False: raw HTML in the source is escaped.
-        context["html"] = mark_safe(render_markdown(value))  # noqa: S308
+        # Footnote ids carry the block's id, so two Markdown blocks on one page
+        # never both define "fn1".
+        parent_context = parent_context or {}
+        block_id = parent_context.get("block_id") or ""
+        context["html"] = mark_safe(  # noqa: S308
+            render_markdown(
+                value,
+                doc_id=block_id[:8],
+                anchors=parent_context.get("heading_anchors"),
+            )
+        )
         return context
 
 
@@ -166,7 +185,7 @@ class CodeBlock(blocks.StructBlock):
     filename = blocks.CharBlock(
         required=False, max_length=255, help_text="文件名或说明，显示在代码上方"
     )
-    code = blocks.TextBlock(rows=10)
+    code = CodeTextBlock(rows=10)
     highlight_lines = blocks.CharBlock(
         required=False, max_length=255, help_text="高亮的行，例如 1,3-5"
     )
@@ -239,7 +258,9 @@ class MathBlock(blocks.StructBlock):
     tex = blocks.TextBlock(
         rows=4, help_text="LaTeX，不需要 $$；多行公式用 \\begin{aligned}…\\end{aligned}"
     )
-    label = blocks.CharBlock(required=False, max_length=32, help_text="编号，例如 (1)")
+    label = blocks.CharBlock(
+        required=False, max_length=32, help_text="编号，例如 1（显示为 (1)）"
+    )
 
     class Meta:
         icon = "decimal"
@@ -260,6 +281,8 @@ class MathBlock(blocks.StructBlock):
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
         context["html"] = mark_safe(render_math_safe(value["tex"], display=True))  # noqa: S308  KaTeX escapes
+        # Editors write "1" or "(1)"; the template adds the brackets.
+        context["label"] = (value.get("label") or "").strip().strip("()（）")
         return context
 
 
@@ -441,28 +464,52 @@ class PostBodyBlock(blocks.StreamBlock):
         block_counts = {}
 
     def render_basic(self, value, context=None):
-        # Give each heading its page-unique anchor, so two "小结" headings get
-        # "小结" and "小结-2" both here and in the table of contents.
-        anchors = iter(heading_anchors(value))
+        # Number every heading of the page together, heading blocks and Markdown
+        # headings alike, so two "小结" get "小结" and "小结-2" here and in the
+        # table of contents; give every block its stream id (for footnote ids).
+        anchors = body_anchors(value)
         parent = dict(context or {})
+
+        def child_context(index, child):
+            extra = {"block_id": child.id or ""}
+            if child.block_type == "heading":
+                extra["heading_anchor"] = anchors[index][0]
+            elif child.block_type == "markdown":
+                extra["heading_anchors"] = anchors.get(index, [])
+            return {**parent, **extra}
+
         return format_html_join(
             "\n",
             "{}",
             (
-                (
-                    child.render(
-                        context={**parent, "heading_anchor": next(anchors)}
-                        if child.block_type == "heading"
-                        else parent
-                    ),
-                )
-                for child in value
+                (child.render(context=child_context(index, child)),)
+                for index, child in enumerate(value)
             ),
         )
 
 
-def heading_anchors(stream_value) -> list[str]:
-    """Return the unique anchor of every heading in a body, in order."""
-    return unique_anchors(
-        child.value["text"] for child in stream_value if child.block_type == "heading"
-    )
+def body_headings(stream_value) -> list[tuple[int, str, str]]:
+    """Return (block index, level, text) for every heading of a body, in order.
+
+    Heading blocks and the headings inside Markdown blocks both count.
+    """
+    headings = []
+    for index, child in enumerate(stream_value):
+        if child.block_type == "heading":
+            headings.append((index, child.value["level"], child.value["text"]))
+        elif child.block_type == "markdown":
+            headings.extend(
+                (index, tag, text) for tag, text in markdown_headings(child.value)
+            )
+    return headings
+
+
+def body_anchors(stream_value) -> dict[int, list[str]]:
+    """Return the page-unique anchors of each block's headings, by block index."""
+    headings = body_headings(stream_value)
+    anchors: dict[int, list[str]] = {}
+    for (index, _, _), anchor in zip(
+        headings, unique_anchors(text for _, _, text in headings), strict=True
+    ):
+        anchors.setdefault(index, []).append(anchor)
+    return anchors

@@ -20,7 +20,7 @@ from wagtail.models import Page, PageManager
 from wagtail.query import PageQuerySet
 from wagtail.search import index
 
-from blog.blocks import PostBodyBlock, heading_anchors
+from blog.blocks import PostBodyBlock, body_anchors, body_headings
 from series.models import SeriesPage
 
 POSTS_PER_PAGE = 20
@@ -180,11 +180,13 @@ class PostPage(Page):
         return parent if isinstance(parent, SeriesPage) else None
 
     def headings(self):
-        """Return (anchor, text, level) for each heading block, for a TOC."""
-        items = [child.value for child in self.body if child.block_type == "heading"]
+        """Return (anchor, text, level) for every heading of the body, for a TOC."""
+        anchors = [a for block in body_anchors(self.body).values() for a in block]
         return [
-            (anchor, value["text"], value["level"])
-            for anchor, value in zip(heading_anchors(self.body), items, strict=True)
+            (anchor, text, level)
+            for anchor, (_, level, text) in zip(
+                anchors, body_headings(self.body), strict=True
+            )
         ]
 
     def get_context(self, request, *args, **kwargs):

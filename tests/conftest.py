@@ -1,7 +1,6 @@
 import pytest
 
-from blog.models import HomePage
-from tests.factories import ArchivePageFactory, TagIndexPageFactory
+from blog.models import ArchivePage, HomePage, TagIndexPage
 
 
 @pytest.fixture
@@ -12,9 +11,11 @@ def home(db):
 
 @pytest.fixture
 def tag_index(home):
-    return TagIndexPageFactory(parent=home)
+    """The tag index the data migration creates under home."""
+    return TagIndexPage.objects.get()
 
 
 @pytest.fixture
 def archive(home):
-    return ArchivePageFactory(parent=home)
+    """The archive the data migration creates under home."""
+    return ArchivePage.objects.get()

@@ -20,7 +20,7 @@ from .inline import (
     render_inline_html,
     render_inline_text,
 )
-from .markdown import markdown_math_errors, render_markdown
+from .markdown import markdown_headings, markdown_math_errors, render_markdown
 from .math import MathError, check_math, katex_version, render_math, render_math_safe
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "highlight",
     "inline_math_errors",
     "katex_version",
+    "markdown_headings",
     "markdown_math_errors",
     "memoize",
     "normalise_language",

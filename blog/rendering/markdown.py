@@ -141,7 +141,11 @@ def _heading_anchors(state: StateCore) -> None:
         for index, token in enumerate(tokens)
         if token.type == "heading_open"
     ]
-    anchors = unique_anchors(_inline_text(inline) for _, inline in headings)
+    given = state.env.get("anchors")
+    if given is not None and len(given) == len(headings):
+        anchors = list(given)  # numbered together with the rest of the page
+    else:
+        anchors = unique_anchors(_inline_text(inline) for _, inline in headings)
     for (heading, _), anchor in zip(headings, anchors, strict=True):
         heading.attrSet("id", anchor)
 
@@ -317,13 +321,36 @@ _md = _build()
 
 
 @memoize("markdown")
-def render_markdown(text: str, *, doc_id: str = "") -> str:
+def render_markdown(
+    text: str, *, doc_id: str = "", anchors: Sequence[str] | None = None
+) -> str:
     """Return ``text`` rendered as safe HTML.
 
     ``doc_id`` prefixes footnote ids, for pages holding several Markdown blocks.
+    ``anchors`` are the ids of the text's headings, in order, when the page
+    numbers them together with its other headings (see `markdown_headings`).
     """
-    env = {"docId": doc_id} if doc_id else {}
+    env: dict = {"docId": doc_id} if doc_id else {}
+    if anchors is not None:
+        env["anchors"] = list(anchors)
     return _md.render(text, env)
+
+
+@memoize("markdown-headings")
+def _heading_lines(text: str) -> str:
+    lines = []
+    tokens = _md.parse(text)
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open":
+            text_of = " ".join(_inline_text(tokens[index + 1]).split())
+            lines.append(f"{token.tag}\t{text_of}")
+    return "\n".join(lines)
+
+
+def markdown_headings(text: str) -> list[tuple[str, str]]:
+    """Return (tag, text) for every heading in ``text``, in order."""
+    lines = _heading_lines(text)
+    return [tuple(line.split("\t", 1)) for line in lines.splitlines()] if lines else []
 
 
 def _walk(tokens: Sequence[Token]) -> Iterator[Token]:

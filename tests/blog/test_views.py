@@ -160,3 +160,20 @@ def test_empty_site_works(client, home):
 
 def test_admin_answers(client, home):
     assert client.get(reverse("wagtailadmin_home")).status_code == 302
+
+
+def test_unchanged_content_is_never_rendered_twice(client, site):
+    """The second view of a post is served from the render cache."""
+    from django.core.cache import caches
+
+    from blog.rendering import cache
+
+    caches["renders"].clear()
+    cache.reset_stats()
+    first = client.get("/cuda/flash/").content
+    rendered = cache.render_count()
+    assert rendered > 0  # KaTeX and Pygments ran for the first view
+
+    second = client.get("/cuda/flash/").content
+    assert cache.render_count() == rendered  # nothing rendered again
+    assert second == first

@@ -1,0 +1,192 @@
+"""Writing a post in the real Wagtail admin: the form, its validation, page rules."""
+
+import json
+
+import pytest
+from bs4 import BeautifulSoup
+from django.urls import reverse
+from wagtail.test.utils.form_data import nested_form_data, rich_text, streamfield
+
+from blog.blocks import RICH_TEXT_FEATURES
+from blog.models import PostPage, TagIndexPage
+from tests.factories import PostPageFactory, SeriesPageFactory
+
+
+@pytest.fixture
+def editor(client, django_user_model):
+    """A client logged in as a superuser."""
+    user = django_user_model.objects.create_superuser(
+        "editor", "editor@example.com", "password"
+    )
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def series(home):
+    return SeriesPageFactory(parent=home, title="CUDA", slug="cuda")
+
+
+def add_url(model_name, parent):
+    return reverse("wagtailadmin_pages:add", args=("blog", model_name, parent.pk))
+
+
+def post_data(body, **fields):
+    """Return the create form's data for a published post with this body."""
+    return nested_form_data(
+        {
+            "title": "共享内存",
+            "slug": "shared-memory",
+            "summary": "Bank conflict 与 padding。",
+            "date": "2026-09-01",
+            "updated": "2026-09-01",
+            "tags": "cuda",
+            "body": streamfield(body),
+            "action-publish": "action-publish",
+            **fields,
+        }
+    )
+
+
+def stream_state(response):
+    """Return (blocks, errors) the admin's body StreamField is re-shown with."""
+    page = BeautifulSoup(response.content.decode(), "html.parser")
+    field = page.find(attrs={"data-w-block-arguments-value": True})
+    blocks, errors = json.loads(field["data-w-block-arguments-value"])[:2]
+    return blocks, errors
+
+
+def assert_refused(response):
+    """Assert Wagtail sent the editor back to the dashboard with its refusal."""
+    assert response.redirect_chain == [(reverse("wagtailadmin_home"), 302)]
+    assert "对不起， 你没有权限访问。" in response.content.decode()
+
+
+def test_create_post_form_loads_in_simplified_chinese(editor, series):
+    response = editor.get(add_url("postpage", series))
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert '<html lang="zh-hans"' in html
+    # Wagtail's own strings, translated, and the model's field labels.
+    assert "发布" in html
+    assert "设置发布计划" in html
+    assert "更新日期" in html
+
+
+def test_post_with_bad_latex_is_not_saved_and_shows_katex_message(editor, series):
+    body = [
+        ("heading", {"text": "引言", "level": "h2"}),
+        ("math", {"tex": r"\frac{a", "label": "1"}),
+    ]
+
+    response = editor.post(add_url("postpage", series), post_data(body))
+
+    assert response.status_code == 200
+    assert not PostPage.objects.exists()
+    blocks, errors = stream_state(response)
+    # The editor's input comes back, with KaTeX's message under the formula.
+    assert blocks[1]["value"]["tex"] == r"\frac{a"
+    (message,) = errors["blockErrors"]["1"]["blockErrors"]["tex"]["messages"]
+    assert message.startswith("KaTeX parse error")
+    assert "0" not in errors["blockErrors"]
+    assert "KaTeX parse error" in response.content.decode()
+
+
+def test_bad_inline_math_in_a_paragraph_is_reported_on_the_block(editor, series):
+    paragraph = rich_text(r"<p>设 $\frac{a$。</p>", features=RICH_TEXT_FEATURES)
+
+    response = editor.post(
+        add_url("postpage", series), post_data([("paragraph", paragraph)])
+    )
+
+    assert response.status_code == 200
+    assert not PostPage.objects.exists()
+    _, errors = stream_state(response)
+    (message,) = errors["blockErrors"]["0"]["messages"]
+    assert message.startswith("KaTeX parse error")
+
+
+def test_valid_post_is_saved_published_and_rendered(editor, series):
+    body = [
+        ("heading", {"text": "分块 $B_r$", "level": "h2"}),
+        ("paragraph", rich_text("<p>设 $n = 2^k$。</p>", features=RICH_TEXT_FEATURES)),
+        ("math", {"tex": r"\frac{a}{b}", "label": "1"}),
+        (
+            "code",
+            {
+                "language": "cuda",
+                "filename": "k.cu",
+                "code": "__global__ void k() {}",
+                "highlight_lines": "1",
+                "line_numbers": "on",
+            },
+        ),
+    ]
+
+    response = editor.post(add_url("postpage", series), post_data(body))
+
+    assert response.status_code == 302
+    post = PostPage.objects.get(slug="shared-memory")
+    assert post.live
+    assert post.get_parent().specific == series
+    assert [child.block_type for child in post.body] == [
+        "heading",
+        "paragraph",
+        "math",
+        "code",
+    ]
+    assert [tag.name for tag in post.tags.all()] == ["cuda"]
+    editor.logout()
+    page = editor.get(post.url).content.decode()
+    assert 'id="分块-b-r"' in page
+    assert 'class="katex-display"' in page
+    assert '<span class="kr">__global__</span>' in page
+
+
+def test_updated_before_date_is_shown_on_the_field(editor, series):
+    data = post_data([], date="2026-09-10", updated="2026-09-01")
+
+    response = editor.post(add_url("postpage", series), data)
+
+    assert response.status_code == 200
+    assert not PostPage.objects.exists()
+    assert "更新日期不能早于发布日期。" in response.content.decode()
+
+
+def test_post_cannot_be_added_under_a_post(editor, series):
+    post = PostPageFactory(parent=series)
+
+    shown = editor.get(add_url("postpage", post), follow=True)
+    submitted = editor.post(add_url("postpage", post), post_data([]), follow=True)
+
+    assert not PostPage.can_create_at(post)
+    assert_refused(shown)
+    assert_refused(submitted)
+    assert list(PostPage.objects.all()) == [post]
+
+
+def test_second_tag_index_cannot_be_created(editor, home):
+    # The data migration already made /tags/.
+    assert TagIndexPage.objects.count() == 1
+
+    response = editor.get(add_url("tagindexpage", home), follow=True)
+
+    assert not TagIndexPage.can_create_at(home)
+    assert_refused(response)
+    assert TagIndexPage.objects.count() == 1
+
+
+def test_page_type_chooser_under_home_offers_only_creatable_types(editor, home):
+    response = editor.get(reverse("wagtailadmin_pages:add_subpage", args=(home.pk,)))
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert add_url("postpage", home) in html
+    assert (
+        reverse("wagtailadmin_pages:add", args=("series", "seriespage", home.pk))
+        in html
+    )
+    assert add_url("tagindexpage", home) not in html
+    assert add_url("archivepage", home) not in html
+    assert add_url("homepage", home) not in html
