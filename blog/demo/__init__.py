@@ -25,15 +25,6 @@ ARCHIVE = {"slug": "archive", "title": "归档"}
 IMAGES: tuple[DemoImage, ...] = (ROOFLINE, BANK_SWIZZLE)
 
 
-def iter_posts(nodes=SECTIONS):
-    """Yield every demo post, depth first, in creation order."""
-    for node in nodes:
-        if isinstance(node, Post):
-            yield node
-        else:
-            yield from iter_posts(node.children)
-
-
 __all__ = [
     "ARCHIVE",
     "AUTHOR",
@@ -44,5 +35,4 @@ __all__ = [
     "DemoImage",
     "Post",
     "Series",
-    "iter_posts",
 ]

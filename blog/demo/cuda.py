@@ -105,13 +105,13 @@ PERFORMANCE_CHECKLIST = Post(
 
             - **DRAM**：1 个晶体管加 1 个电容，密度高、便宜，需要周期性刷新。GPU 的
               global memory（HBM）是 DRAM。
-            - **SRAM**：6 个晶体管，更快也更贵，占面积、发热更多。GPU 的 shared memory、
-              L1 和寄存器堆都是 SRAM。
+            - **SRAM**：6 个晶体管，更快也更贵，占面积、发热更多。GPU 的 shared memory、L1
+              和寄存器堆都是 SRAM。
 
             ## 先判断瓶颈
 
-            算术强度 $I = \frac{\text{FLOPs}}{\text{Bytes}}$ 决定 kernel 落在 roofline 的
-            哪一侧。一次 kernel 的时间至少是
+            算术强度 $I = \frac{\text{FLOPs}}{\text{Bytes}}$ 决定 kernel 落在
+            roofline 的哪一侧。一次 kernel 的时间至少是
 
             $$
             T \ge \max\left(\frac{\text{FLOPs}}{\pi}, \frac{\text{Bytes}}{\beta}\right)
@@ -120,8 +120,8 @@ PERFORMANCE_CHECKLIST = Post(
             其中 $\pi$ 是峰值算力，$\beta$ 是内存带宽。
 
             > [!NOTE]
-            > 先判断 kernel 是 memory-bound 还是 compute-bound，再选优化手段。
-            > 对 memory-bound 的 kernel，减少 FLOPs 几乎没有收益。
+            > 先判断 kernel 是 memory-bound 还是 compute-bound，再选优化手段：对
+            > memory-bound 的 kernel，减少 FLOPs 几乎没有收益。
 
             ## Performance Checklist
 
@@ -363,9 +363,7 @@ BANK_CONFLICT = Post(
             filename="bank_check.c",
             highlight_lines="17-18",
         ),
-        paragraph(
-            "<p>输出 <code>plain: 8-way, swizzled: 1-way</code>。</p>"
-        ),
+        paragraph("<p>输出 <code>plain: 8-way, swizzled: 1-way</code>。</p>"),
         heading("XOR Swizzle"),
         paragraph(
             "<p>办法是把第 $r$ 行的第 $c$ 个 16 字节 chunk 存到第 $c \\oplus (r \\bmod 8)$ "

@@ -33,7 +33,10 @@ def _dashed(draw, start, end, *, fill, width=2, dash=10) -> None:
     for i in range(0, steps, 2):
         a, b = i / steps, min(1.0, (i + 1) / steps)
         draw.line(
-            [(x0 + (x1 - x0) * a, y0 + (y1 - y0) * a), (x0 + (x1 - x0) * b, y0 + (y1 - y0) * b)],
+            [
+                (x0 + (x1 - x0) * a, y0 + (y1 - y0) * a),
+                (x0 + (x1 - x0) * b, y0 + (y1 - y0) * b),
+            ],
             fill=fill,
             width=width,
         )
@@ -51,7 +54,10 @@ def draw_roofline() -> Image.Image:
     def px(intensity: float, tflops: float) -> tuple[float, float]:
         u = (math.log2(intensity) - x_min) / (x_max - x_min)
         v = (math.log10(tflops) - y_min) / (y_max - y_min)
-        return (left + u * (width - left - right), height - bottom - v * (height - top - bottom))
+        return (
+            left + u * (width - left - right),
+            height - bottom - v * (height - top - bottom),
+        )
 
     img = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(img)
@@ -60,7 +66,7 @@ def draw_roofline() -> Image.Image:
     for e in range(x_min, x_max + 1, 2):
         x, _ = px(2.0**e, 1)
         draw.line([(x, top), (x, height - bottom)], fill=GRID, width=1)
-        label = f"1/{2 ** -e}" if e < 0 else str(2**e)
+        label = f"1/{2**-e}" if e < 0 else str(2**e)
         draw.text((x, height - bottom + 12), label, fill=MUTED, font=small, anchor="mt")
     for e in range(0, 4):
         _, y = px(1, 10.0**e)
@@ -68,16 +74,26 @@ def draw_roofline() -> Image.Image:
         draw.text((left - 12, y), str(10**e), fill=MUTED, font=small, anchor="rm")
     draw.rectangle([left, top, width - right, height - bottom], outline=INK, width=2)
 
-    roof = [px(2.0**x_min, bandwidth * 2.0**x_min), px(ridge, peak), px(2.0**x_max, peak)]
+    roof = [
+        px(2.0**x_min, bandwidth * 2.0**x_min),
+        px(ridge, peak),
+        px(2.0**x_max, peak),
+    ]
     draw.line(roof, fill=BLUE, width=5, joint="curve")
     _dashed(draw, px(ridge, peak), px(ridge, 10**y_min), fill=MUTED)
     rx, ry = px(ridge, peak)
-    draw.text((rx + 10, ry + 40), "I* = 989 / 3.35 = 295 FLOP/B", fill=INK, font=normal)
+    draw.text(
+        (rx + 12, ry + 90), "ridge I* = 295 FLOP/B", fill=INK, font=normal, anchor="lt"
+    )
 
-    for intensity, name in ((1.0, "GEMV, fp16 weights: I = 1"), (4096 / 3, "GEMM 4096^3: I = 1365")):
+    points = (
+        (1.0, "GEMV, fp16 weights: I = 1", "lt", (14, 10)),
+        (4096 / 3, "GEMM 4096^3: I = 1365", "mb", (0, -14)),
+    )
+    for intensity, name, anchor, (dx, dy) in points:
         x, y = px(intensity, min(peak, bandwidth * intensity))
         draw.ellipse([x - 8, y - 8, x + 8, y + 8], fill=ORANGE, outline=INK)
-        draw.text((x + 14, y + 10), name, fill=INK, font=small, anchor="lt")
+        draw.text((x + dx, y + dy), name, fill=INK, font=small, anchor=anchor)
 
     draw.text(
         (width / 2, 40),
@@ -94,18 +110,22 @@ def draw_roofline() -> Image.Image:
         anchor="mm",
     )
     label = Image.new("RGB", (320, 36), "white")
-    ImageDraw.Draw(label).text((160, 18), "attainable TFLOP/s", fill=INK, font=normal, anchor="mm")
-    img.paste(label.rotate(90, expand=True), (20, top + (height - top - bottom) // 2 - 160))
+    ImageDraw.Draw(label).text(
+        (160, 18), "attainable TFLOP/s", fill=INK, font=normal, anchor="mm"
+    )
+    img.paste(
+        label.rotate(90, expand=True), (20, top + (height - top - bottom) // 2 - 160)
+    )
     return img
 
 
 def draw_bank_swizzle() -> Image.Image:
     """Which banks eight ldmatrix row addresses hit, before and after the swizzle."""
     cell, rows, banks = 32, 8, 32
-    left, top, gap = 110, 110, 120
+    left, top, gap = 110, 80, 110
     width = left + banks * cell + 40
     panel = rows * cell
-    height = top + 2 * panel + gap + 40
+    height = top + 2 * panel + gap + 36
     img = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(img)
     tiny, small, normal = _font(14), _font(17), _font(21)
@@ -127,10 +147,18 @@ def draw_bank_swizzle() -> Image.Image:
         draw.text((left, y0 - 52), title, fill=INK, font=normal)
         for b in range(0, banks, 4):
             x = left + b * cell
-            draw.text((x + 2 * cell, y0 - 14), f"chunk {b // 4}", fill=MUTED, font=tiny, anchor="mb")
+            draw.text(
+                (x + 2 * cell, y0 - 14),
+                f"chunk {b // 4}",
+                fill=MUTED,
+                font=tiny,
+                anchor="mb",
+            )
         for r in range(rows):
             y = y0 + r * cell
-            draw.text((left - 12, y + cell / 2), f"row {r}", fill=INK, font=small, anchor="rm")
+            draw.text(
+                (left - 12, y + cell / 2), f"row {r}", fill=INK, font=small, anchor="rm"
+            )
             hit = chunk_of_row(r) * 4
             for b in range(banks):
                 x = left + b * cell
@@ -141,11 +169,15 @@ def draw_bank_swizzle() -> Image.Image:
         for b in range(0, banks + 1, 4):
             x = left + b * cell
             draw.line([(x, y0), (x, y0 + panel)], fill=INK, width=2)
-        draw.rectangle([left, y0, left + banks * cell, y0 + panel], outline=INK, width=2)
+        draw.rectangle(
+            [left, y0, left + banks * cell, y0 + panel], outline=INK, width=2
+        )
         for b in range(0, banks, 4):
             x = left + b * cell + cell / 2
             draw.text((x, y0 + panel + 6), str(b), fill=MUTED, font=tiny, anchor="mt")
-    draw.text((left, height - 20), "bank", fill=MUTED, font=tiny, anchor="lm")
+        draw.text(
+            (left - 12, y0 + panel + 6), "bank", fill=MUTED, font=tiny, anchor="rt"
+        )
     return img
 
 

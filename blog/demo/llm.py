@@ -187,11 +187,19 @@ FP_FORMATS = Post(
                 ["MXFP8", "1-4-3", "$448$", "$2^{-6}$", "每 32 个元素共享 E8M0"],
                 ["INT4", "整数", "$7$", "—", "group，常见 128"],
                 ["MXFP4", "1-2-1", "$6$", "$1$", "每 32 个元素共享 E8M0"],
-                ["NVFP4", "1-2-1", "$6$", "$1$", "每 16 个元素共享 E4M3，另有 FP32 tensor scale"],
+                [
+                    "NVFP4",
+                    "1-2-1",
+                    "$6$",
+                    "$1$",
+                    "每 16 个元素共享 E4M3，另有 FP32 tensor scale",
+                ],
             ],
         ),
         heading("浮点编码"),
-        paragraph("<p>以 E4M3 为例（exponent bias 为 7），设指数域为 $e$、尾数域为 $m$：</p>"),
+        paragraph(
+            "<p>以 E4M3 为例（exponent bias 为 7），设指数域为 $e$、尾数域为 $m$：</p>"
+        ),
         math(
             r"""
             x = \begin{cases}

@@ -2,7 +2,17 @@
 
 from datetime import date
 
-from blog.demo.base import Post, Series, callout, code, heading, math, paragraph, quote, table
+from blog.demo.base import (
+    Post,
+    Series,
+    callout,
+    code,
+    heading,
+    math,
+    paragraph,
+    quote,
+    table,
+)
 
 CSAPP_TAGS = ("csapp", "system-arch")
 
@@ -29,7 +39,10 @@ LINKING = Post(
                 [".text", "已编译程序的机器代码"],
                 [".rodata", "只读数据，如 printf 的格式串、switch 的跳转表"],
                 [".data", "已初始化的全局和静态变量"],
-                [".bss", "未初始化的静态变量，以及初始化为 0 的全局或静态变量；不占文件空间"],
+                [
+                    ".bss",
+                    "未初始化的静态变量，以及初始化为 0 的全局或静态变量；不占文件空间",
+                ],
                 [".symtab", "符号表：函数和全局变量的定义与引用"],
                 [".rel.text / .rel.data", "代码和数据中需要重定位的位置"],
                 [".line", "源代码行号与 .text 中机器指令的映射（gcc -g）"],
@@ -209,7 +222,9 @@ PROGRAM_STRUCTURE = Post(
             "<p>设预测错误的概率为 $p$，预测正确时耗时 $T_{OK}$，预测错误的额外代价为 "
             "$T_{MP}$，则平均耗时为：</p>"
         ),
-        math(r"T_{\text{avg}}(p) = (1 - p)\,T_{OK} + p\,(T_{OK} + T_{MP}) = T_{OK} + p\,T_{MP}"),
+        math(
+            r"T_{\text{avg}}(p) = (1 - p)\,T_{OK} + p\,(T_{OK} + T_{MP}) = T_{OK} + p\,T_{MP}"
+        ),
     ],
 )
 
@@ -283,7 +298,9 @@ MEMORY_HIERARCHY = Post(
             "耗时较长，而且写一页前要先把块里其余的有效页复制走。</p>"
         ),
         heading("高速缓存的组织"),
-        paragraph("<p>$m$ 位地址被分成标记、组索引和块偏移三段，缓存由 $S$ 组、每组 $E$ 行、每行 $B$ 字节组成：</p>"),
+        paragraph(
+            "<p>$m$ 位地址被分成标记、组索引和块偏移三段，缓存由 $S$ 组、每组 $E$ 行、每行 $B$ 字节组成：</p>"
+        ),
         math(
             r"m = t + s + b, \qquad S = 2^s, \quad B = 2^b, \quad C = S \times E \times B",
             label="6.1",
