@@ -7,6 +7,7 @@ costs ~1 ms. Results are memoized by content hash (``cache.memoize``).
 
 from __future__ import annotations
 
+import atexit
 import html
 import json
 import os
@@ -59,6 +60,9 @@ class MathError(ValueError):
 
 
 _local = threading.local()
+# Every context made, so they can be closed before the interpreter shuts down.
+_racers: list[MiniRacer] = []
+_racers_lock = threading.Lock()
 # The process that started V8. V8's platform threads do not survive fork(), so a
 # forked child must not use it: it would hang, not fail.
 _v8_pid: int | None = None
@@ -109,7 +113,24 @@ def _racer() -> MiniRacer:
     if racer is None:
         _v8_pid = os.getpid()
         racer = _local.racer = _new_racer()
+        with _racers_lock:
+            _racers.append(racer)
     return racer
+
+
+@atexit.register
+def _close_racers() -> None:
+    """Close every V8 context while its event-loop thread still runs.
+
+    Left to garbage collection at interpreter teardown, closing a context waits
+    on a daemon thread that has already been frozen, and the process hangs.
+    """
+    if _v8_pid != os.getpid():
+        return  # a forked child: the contexts belong to the parent's V8
+    with _racers_lock:
+        racers, _racers[:] = list(_racers), []
+    for racer in racers:
+        racer.close()
 
 
 def katex_version() -> str:

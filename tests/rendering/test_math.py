@@ -197,3 +197,23 @@ def test_a_forked_child_refuses_to_use_the_parents_engine(monkeypatch):
 
     with pytest.raises(RuntimeError, match="forked"):
         render_math("x_{forked}")
+
+
+def test_a_process_that_rendered_math_exits_cleanly():
+    """V8 contexts are closed at exit; left to teardown they could hang it."""
+    import subprocess
+    import sys
+
+    script = (
+        "from blog.rendering import check_math, render_math\n"
+        "render_math(r'\\frac{1}{2}', display=True)\n"
+        "assert check_math(r'\\frac{1') is not None\n"
+    )
+    for _ in range(5):
+        done = subprocess.run(  # noqa: S603
+            [sys.executable, "-c", script],
+            cwd=Path(__file__).resolve().parents[2],
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0
