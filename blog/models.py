@@ -132,6 +132,12 @@ class PostPage(Page):
     )
     body = StreamField(PostBodyBlock(), blank=True)
     comments = models.BooleanField("允许评论", default=False)
+    # Where an imported post came from, relative to the imported folder, and a
+    # hash of that file: re-importing matches on the path and skips unchanged files.
+    source_path = models.CharField(
+        max_length=1024, blank=True, db_index=True, editable=False
+    )
+    source_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     objects = PageManager.from_queryset(PostPageQuerySet)()
 

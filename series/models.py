@@ -60,6 +60,11 @@ class SeriesPage(Page):
         default=Ordering.EXPLORER,
         help_text="系列按阅读顺序；栏目一般按最新在前。",
     )
+    # The imported folder this series came from (see docs/markdown-format.md).
+    source_path = models.CharField(
+        max_length=1024, blank=True, db_index=True, editable=False
+    )
+    source_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     objects = PageManager.from_queryset(SeriesPageQuerySet)()
 
