@@ -177,3 +177,15 @@ def test_unchanged_content_is_never_rendered_twice(client, site):
     second = client.get("/cuda/flash/").content
     assert cache.render_count() == rendered  # nothing rendered again
     assert second == first
+
+
+def test_sitemap_lists_live_pages_and_robots_names_it(client, site):
+    site["old"].unpublish()
+    xml = client.get("/sitemap.xml").content.decode()
+    # Full URLs come from the Wagtail Site record (localhost after migrate).
+    assert "<loc>http://localhost/cuda/flash/</loc>" in xml
+    assert "<loc>http://localhost/notes/csapp/</loc>" in xml
+    assert "/old/" not in xml
+    robots = client.get("/robots.txt")
+    assert robots["Content-Type"].startswith("text/plain")
+    assert "Sitemap: http://testserver/sitemap.xml" in robots.content.decode()
