@@ -50,6 +50,12 @@ CALLOUT_KINDS = [
     ("danger", "危险 Danger"),
 ]
 
+# Groups of the block chooser. A table sits with text: its cells are prose with
+# inline math, like a paragraph's, not code or display math.
+GROUP_TEXT = "文本"
+GROUP_CODE = "代码与公式"
+GROUP_MEDIA = "媒体"
+
 MATH_HELP = "行内公式写作 $…$ 或 \\(…\\)；字面的美元符号写作 \\$。"
 
 
@@ -64,6 +70,17 @@ def inline_html(text: str | None):
 def _raise_math_errors(messages: list[str]) -> None:
     if messages:
         raise ValidationError("；".join(messages))
+
+
+def _check_inline_math_fields(value, names: tuple[str, ...]) -> None:
+    """Raise KaTeX's messages for these plain-text fields, each under its field."""
+    errors = {
+        name: ValidationError("；".join(messages))
+        for name in names
+        if (messages := inline_math_errors(value.get(name) or ""))
+    }
+    if errors:
+        raise blocks.StructBlockValidationError(errors)
 
 
 class CodeTextBlock(blocks.TextBlock):
@@ -85,6 +102,7 @@ class HeadingBlock(blocks.StructBlock):
     class Meta:
         icon = "title"
         template = "blocks/heading_block.html"
+        group = GROUP_TEXT
         description = "章节标题，带稳定的锚点"
         preview_value = {"text": "共享内存与 Bank Conflict", "level": "h2"}
         form_classname = "heading-block"
@@ -114,6 +132,7 @@ class ParagraphBlock(blocks.RichTextBlock):
     class Meta:
         icon = "pilcrow"
         template = "blocks/paragraph_block.html"
+        group = GROUP_TEXT
         description = "正文段落，支持行内公式"
         preview_value = (
             "<p>设 warp 大小为 $w=32$，每个线程处理 $k$ 个元素，"
@@ -148,6 +167,7 @@ class MarkdownBlock(CodeTextBlock):
     class Meta:
         icon = "doc-full"
         template = "blocks/markdown_block.html"
+        group = GROUP_TEXT
         description = "粘贴 Markdown（公式、代码、表格、脚注、提示框）"
         preview_value = (
             "带宽受限时，算术强度 $I = \\frac{\\text{FLOPs}}{\\text{Bytes}}$ 决定上限：\n\n"
@@ -194,6 +214,7 @@ class CodeBlock(blocks.StructBlock):
     class Meta:
         icon = "code"
         template = "blocks/code_block.html"
+        group = GROUP_CODE
         description = "代码（CUDA、C++、Python、PTX…），服务器端高亮"
         preview_value = {
             "language": "cuda",
@@ -265,6 +286,7 @@ class MathBlock(blocks.StructBlock):
     class Meta:
         icon = "decimal"
         template = "blocks/math_block.html"
+        group = GROUP_CODE
         description = "独立公式（LaTeX）"
         preview_value = {
             "tex": "\\operatorname{softmax}(x)_i = \\frac{e^{x_i - m}}{\\sum_j e^{x_j - m}}",
@@ -298,8 +320,14 @@ class ImageBlock(blocks.StructBlock):
     class Meta:
         icon = "image"
         template = "blocks/image_block.html"
+        group = GROUP_MEDIA
         description = "图片（自动生成响应式尺寸与 WebP/AVIF）"
         preview_value = {"alt": "", "caption": "图 1：示意图"}
+
+    def clean(self, value):
+        value = super().clean(value)
+        _check_inline_math_fields(value, ("caption",))
+        return value
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
@@ -321,6 +349,7 @@ class TableBlock(WagtailTableBlock):
     class Meta:
         icon = "table"
         template = "blocks/table_block.html"
+        group = GROUP_TEXT
         description = "表格（单元格可写行内公式）"
         preview_value = {
             "table_caption": "常见数值格式",
@@ -375,12 +404,18 @@ class CalloutBlock(blocks.StructBlock):
     class Meta:
         icon = "warning"
         template = "blocks/callout_block.html"
+        group = GROUP_TEXT
         description = "提示框（note / tip / info / warning / danger）"
         preview_value = {
             "kind": "warning",
             "title": "同步",
             "body": "<p>在读取共享内存之前调用 <code>__syncthreads()</code>。</p>",
         }
+
+    def clean(self, value):
+        value = super().clean(value)
+        _check_inline_math_fields(value, ("title",))
+        return value
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
@@ -398,6 +433,7 @@ class QuoteBlock(blocks.StructBlock):
     class Meta:
         icon = "openquote"
         template = "blocks/quote_block.html"
+        group = GROUP_TEXT
         description = "引用"
         preview_value = {
             "quote": "<p>Premature optimization is the root of all evil.</p>",
@@ -411,6 +447,7 @@ class EmbedBlock(WagtailEmbedBlock):
     class Meta:
         icon = "media"
         template = "blocks/embed_block.html"
+        group = GROUP_MEDIA
         description = "嵌入视频等外部内容（oEmbed 链接）"
         preview_value = "https://www.youtube.com/watch?v=bDcPmZQwV3g"
 
@@ -428,6 +465,7 @@ class HtmlFigureBlock(blocks.StructBlock):
     class Meta:
         icon = "site"
         template = "blocks/html_figure_block.html"
+        group = GROUP_MEDIA
         description = "交互式 HTML 图（在沙箱 iframe 中显示）"
         preview_value = {
             "html": (
@@ -438,6 +476,11 @@ class HtmlFigureBlock(blocks.StructBlock):
             "height": 120,
             "caption": "共享内存示意",
         }
+
+    def clean(self, value):
+        value = super().clean(value)
+        _check_inline_math_fields(value, ("caption",))
+        return value
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)

@@ -21,6 +21,7 @@ from wagtail.query import PageQuerySet
 from wagtail.search import index
 
 from blog.blocks import PostBodyBlock, body_anchors, body_headings
+from blog.forms import PostPageForm
 from series.models import SeriesPage
 
 POSTS_PER_PAGE = 20
@@ -45,6 +46,16 @@ class PostPageQuerySet(PageQuerySet):
     def recently_updated(self):
         """Return live posts, most recently updated first."""
         return self.live().for_listing().order_by("-updated", "-date", "-pk")
+
+    def drafts(self):
+        """Return posts never published or with unpublished changes, latest first."""
+        return (
+            self.filter(Q(live=False) | Q(has_unpublished_changes=True))
+            .defer_streamfields()
+            .order_by(
+                models.F("latest_revision_created_at").desc(nulls_last=True), "-pk"
+            )
+        )
 
 
 class HomePage(Page):
@@ -144,10 +155,17 @@ class PostPage(Page):
     parent_page_types = ["blog.HomePage", "series.SeriesPage"]
     subpage_types = []
 
+    base_form_class = PostPageForm
     content_panels = Page.content_panels + [
         FieldPanel("summary"),
         MultiFieldPanel(
-            [FieldPanel("date"), FieldPanel("updated"), FieldPanel("tags")],
+            [
+                FieldPanel("date"),
+                FieldPanel("updated"),
+                # A form field, not a model field: see PostPageForm.
+                FieldPanel("significant_update", disable_comments=True),
+                FieldPanel("tags"),
+            ],
             heading="日期与标签",
         ),
         FieldPanel("cover"),
