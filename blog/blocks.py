@@ -94,9 +94,9 @@ class CodeTextBlock(blocks.TextBlock):
 class HeadingBlock(blocks.StructBlock):
     """A section heading (h2–h4) with a stable anchor for links and the TOC."""
 
-    text = blocks.CharBlock(max_length=255, help_text=MATH_HELP)
+    text = blocks.CharBlock(label="标题文字", max_length=255, help_text=MATH_HELP)
     level = blocks.ChoiceBlock(
-        choices=[("h2", "H2"), ("h3", "H3"), ("h4", "H4")], default="h2"
+        label="级别", choices=[("h2", "H2"), ("h3", "H3"), ("h4", "H4")], default="h2"
     )
 
     class Meta:
@@ -201,15 +201,18 @@ class MarkdownBlock(CodeTextBlock):
 class CodeBlock(blocks.StructBlock):
     """Source code highlighted by Pygments on the server."""
 
-    language = blocks.ChoiceBlock(choices=LANGUAGES, default="cuda")
+    language = blocks.ChoiceBlock(label="语言", choices=LANGUAGES, default="cuda")
     filename = blocks.CharBlock(
-        required=False, max_length=255, help_text="文件名或说明，显示在代码上方"
+        label="文件名",
+        required=False,
+        max_length=255,
+        help_text="文件名或说明，显示在代码上方",
     )
-    code = CodeTextBlock(rows=10)
+    code = CodeTextBlock(label="代码", rows=10)
     highlight_lines = blocks.CharBlock(
-        required=False, max_length=255, help_text="高亮的行，例如 1,3-5"
+        label="高亮行", required=False, max_length=255, help_text="高亮的行，例如 1,3-5"
     )
-    line_numbers = blocks.BooleanBlock(required=False, default=True)
+    line_numbers = blocks.BooleanBlock(label="显示行号", required=False, default=True)
 
     class Meta:
         icon = "code"
@@ -277,10 +280,15 @@ class MathBlock(blocks.StructBlock):
     """Display math in LaTeX, typeset by KaTeX on the server."""
 
     tex = blocks.TextBlock(
-        rows=4, help_text="LaTeX，不需要 $$；多行公式用 \\begin{aligned}…\\end{aligned}"
+        label="公式",
+        rows=4,
+        help_text="LaTeX，不需要 $$；多行公式用 \\begin{aligned}…\\end{aligned}",
     )
     label = blocks.CharBlock(
-        required=False, max_length=32, help_text="编号，例如 1（显示为 (1)）"
+        label="编号",
+        required=False,
+        max_length=32,
+        help_text="编号，例如 1（显示为 (1)）",
     )
 
     class Meta:
@@ -311,11 +319,16 @@ class MathBlock(blocks.StructBlock):
 class ImageBlock(blocks.StructBlock):
     """An image with alt text and caption, served as responsive renditions."""
 
-    image = ImageChooserBlock()
+    image = ImageChooserBlock(label="图片")
     alt = blocks.CharBlock(
-        required=False, max_length=255, help_text="替代文本；留空则使用图片标题"
+        label="替代文本",
+        required=False,
+        max_length=255,
+        help_text="替代文本；留空则使用图片标题",
     )
-    caption = blocks.CharBlock(required=False, max_length=500, help_text=MATH_HELP)
+    caption = blocks.CharBlock(
+        label="图注", required=False, max_length=500, help_text=MATH_HELP
+    )
 
     class Meta:
         icon = "image"
@@ -397,9 +410,9 @@ class TableBlock(WagtailTableBlock):
 class CalloutBlock(blocks.StructBlock):
     """A highlighted note, tip, info, warning or danger box."""
 
-    kind = blocks.ChoiceBlock(choices=CALLOUT_KINDS, default="note")
-    title = blocks.CharBlock(required=False, max_length=255)
-    body = ParagraphBlock()
+    kind = blocks.ChoiceBlock(label="类型", choices=CALLOUT_KINDS, default="note")
+    title = blocks.CharBlock(label="标题", required=False, max_length=255)
+    body = ParagraphBlock(label="内容")
 
     class Meta:
         icon = "warning"
@@ -427,8 +440,8 @@ class CalloutBlock(blocks.StructBlock):
 class QuoteBlock(blocks.StructBlock):
     """A block quotation with an optional source."""
 
-    quote = ParagraphBlock()
-    source = blocks.CharBlock(required=False, max_length=255)
+    quote = ParagraphBlock(label="引文")
+    source = blocks.CharBlock(label="出处", required=False, max_length=255)
 
     class Meta:
         icon = "openquote"
@@ -456,11 +469,16 @@ class HtmlFigureBlock(blocks.StructBlock):
     """An interactive HTML/SVG figure, isolated in a sandboxed iframe."""
 
     html = blocks.TextBlock(
+        label="HTML",
         rows=12,
         help_text="完整的 HTML（可含 <script>、<svg>）。它在沙箱 iframe 中运行，无法访问本站。",
     )
-    height = blocks.IntegerBlock(default=420, min_value=80, max_value=4000)
-    caption = blocks.CharBlock(required=False, max_length=500, help_text=MATH_HELP)
+    height = blocks.IntegerBlock(
+        label="高度（像素）", default=420, min_value=80, max_value=4000
+    )
+    caption = blocks.CharBlock(
+        label="图注", required=False, max_length=500, help_text=MATH_HELP
+    )
 
     class Meta:
         icon = "site"
@@ -491,17 +509,17 @@ class HtmlFigureBlock(blocks.StructBlock):
 class PostBodyBlock(blocks.StreamBlock):
     """The body of a post."""
 
-    heading = HeadingBlock()
-    paragraph = ParagraphBlock()
-    markdown = MarkdownBlock()
-    code = CodeBlock()
-    math = MathBlock()
-    image = ImageBlock()
-    table = TableBlock()
-    callout = CalloutBlock()
-    quote = QuoteBlock()
-    embed = EmbedBlock()
-    html_figure = HtmlFigureBlock()
+    heading = HeadingBlock(label="标题")
+    paragraph = ParagraphBlock(label="段落")
+    markdown = MarkdownBlock(label="Markdown")
+    code = CodeBlock(label="代码")
+    math = MathBlock(label="公式")
+    image = ImageBlock(label="图片")
+    table = TableBlock(label="表格")
+    callout = CalloutBlock(label="提示框")
+    quote = QuoteBlock(label="引用")
+    embed = EmbedBlock(label="嵌入")
+    html_figure = HtmlFigureBlock(label="交互式图")
 
     class Meta:
         block_counts = {}
