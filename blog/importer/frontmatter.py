@@ -1,0 +1,293 @@
+"""Front matter as real vaults write it: YAML, tolerant of the usual mistakes.
+
+Obsidian, Quartz and Hexo accept front matter that is not valid YAML: an unquoted
+``: `` in a title, say. When PyYAML refuses the block, the keys are recovered
+line by line and a warning says so; only a block that cannot be read at all
+fails the file. See docs/markdown-format.md for the keys.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from .report import Issue
+
+# Alternative spellings of the keys the importer reads, by canonical name.
+KEY_ALIASES: dict[str, str] = {
+    "created": "date",
+    "published": "date",
+    "update": "updated",
+    "lastmod": "updated",
+    "modified": "updated",
+    "last_modified": "updated",
+    "description": "summary",
+    "image": "cover",
+    "alias": "aliases",
+    "order": "weight",
+    "tag": "tags",
+}
+
+_DATE = re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T\s].*)?")
+_KEY_LINE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*?)|[ \t]*)$")
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0", ""}
+
+
+class FrontMatterError(ValueError):
+    """The front matter cannot be read; the file must not be imported."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.issue = Issue(message, line)
+
+
+@dataclass
+class FrontMatter:
+    """The keys of one file's front matter, normalised."""
+
+    title: str = ""
+    date: datetime.date | None = None
+    updated: datetime.date | None = None
+    tags: list[str] = field(default_factory=list)
+    summary: str = ""
+    cover: str = ""
+    aliases: list[str] = field(default_factory=list)
+    slug: str = ""
+    permalink: str = ""
+    draft: bool = False
+    comments: bool | None = None
+    weight: float | None = None
+    ordering: str = ""
+    present: bool = False
+
+
+@dataclass
+class SplitDocument:
+    """A file split into its front matter and its body."""
+
+    front: FrontMatter
+    body: str
+    # 1-based line number of the body's first line in the file.
+    body_line: int
+    warnings: list[Issue] = field(default_factory=list)
+
+
+def split_document(text: str) -> SplitDocument:
+    """Split ``text`` into front matter and body; raise FrontMatterError if unreadable."""
+    text = text.removeprefix("\ufeff")
+    lines = text.split("\n")
+    opener = lines[0].rstrip() if lines else ""
+    if opener not in ("---", "+++"):
+        return SplitDocument(FrontMatter(), text, 1)
+    closers = ("---", "...") if opener == "---" else ("+++",)
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in closers), None)
+    if end is None:
+        raise FrontMatterError(
+            f"front matter opened with {opener} is never closed", line=1
+        )
+    block = "\n".join(lines[1:end])
+    warnings: list[Issue] = []
+    if opener == "+++":
+        try:
+            data: Any = tomllib.loads(block)
+        except tomllib.TOMLDecodeError as error:
+            raise FrontMatterError(
+                f"front matter is not valid TOML: {error}", 1
+            ) from error
+    else:
+        data = _load_yaml(block, warnings)
+    front = _normalise(data, warnings)
+    front.present = True
+    return SplitDocument(front, "\n".join(lines[end + 1 :]), end + 2, warnings)
+
+
+def _load_yaml(block: str, warnings: list[Issue]) -> dict[str, Any]:
+    """Return the mapping in ``block``, recovering keys line by line if need be."""
+    try:
+        data = yaml.safe_load(block) if block.strip() else {}
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        recovered = _recover(block)
+        warnings.append(
+            Issue(
+                f"front matter is not valid YAML ({problem}); "
+                f"read {len(recovered)} keys line by line",
+                line,
+            )
+        )
+        return recovered
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise FrontMatterError(
+            f"front matter must be key: value lines, not a {type(data).__name__}", 2
+        )
+    return data
+
+
+def _recover(block: str) -> dict[str, Any]:
+    """Return the keys of an invalid YAML block, read one top-level key at a time.
+
+    A key line is ``name: value`` at the start of a line; indented lines and
+    ``- item`` lines below belong to it. A value on the key's own line is taken
+    verbatim when YAML would not read it as a plain scalar (``a: b: c``).
+    """
+    entries: list[tuple[str, str, list[str], int]] = []
+    for number, line in enumerate(block.split("\n"), start=2):
+        stripped = line.strip()
+        match = _KEY_LINE.match(line)
+        if match and not line[:1].isspace():
+            entries.append((match.group(1), match.group(2) or "", [], number))
+        elif not stripped or stripped.startswith("#"):
+            if entries:
+                entries[-1][2].append("")
+        elif entries and (line[:1].isspace() or stripped.startswith("- ")):
+            entries[-1][2].append(line)
+        else:
+            raise FrontMatterError(
+                f"cannot read front matter line: {stripped[:60]!r}", number
+            )
+    data: dict[str, Any] = {}
+    for key, first, rest, _ in entries:
+        nested = [line for line in rest if line.strip()]
+        if nested and not first:
+            data[key] = _load_nested(key, nested)
+        else:
+            data[key] = _scalar(first)
+    return data
+
+
+def _load_nested(key: str, lines: list[str]) -> Any:
+    """Return the value written on the lines below ``key:``."""
+    try:
+        value = yaml.safe_load(f"{key}:\n" + "\n".join(lines))
+        return value[key] if isinstance(value, dict) else None
+    except yaml.YAMLError:
+        return [line.strip().removeprefix("- ").strip() for line in lines]
+
+
+def _scalar(text: str) -> Any:
+    """Return a one-line value as YAML reads it, or verbatim if YAML would not."""
+    if not text:
+        return None
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        value = None
+    else:
+        if not isinstance(value, dict):
+            return value
+    if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
+def _normalise(data: dict[str, Any], warnings: list[Issue]) -> FrontMatter:
+    """Return the known keys of ``data`` as a FrontMatter."""
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        name = str(key).strip().lower()
+        name = KEY_ALIASES.get(name, name)
+        # The canonical spelling wins over an alias written in the same block.
+        if name not in values or str(key).strip().lower() == name:
+            values[name] = value
+    front = FrontMatter()
+    front.title = _text(values.get("title"))
+    front.summary = _text(values.get("summary"))
+    front.cover = _text(values.get("cover"))
+    front.slug = _text(values.get("slug"))
+    front.permalink = _text(values.get("permalink"))
+    front.ordering = _text(values.get("ordering")).lower()
+    front.tags = parse_tags(values.get("tags"))
+    front.aliases = _string_list(values.get("aliases"))
+    for name in ("date", "updated"):
+        if values.get(name) in (None, ""):
+            continue
+        try:
+            setattr(front, name, parse_date(values[name]))
+        except ValueError:
+            warnings.append(Issue(f"{name}: cannot read {values[name]!r} as a date"))
+    for name in ("draft", "comments"):
+        if name in values and values[name] is not None:
+            try:
+                setattr(front, name, parse_bool(values[name]))
+            except ValueError:
+                warnings.append(Issue(f"{name}: {values[name]!r} is not true or false"))
+    weight = values.get("weight")
+    if weight not in (None, ""):
+        try:
+            front.weight = float(weight)
+        except (TypeError, ValueError):
+            warnings.append(Issue(f"weight: {weight!r} is not a number"))
+    return front
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ", ".join(_text(item) for item in value)
+    return str(value).strip()
+
+
+def _string_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    items = value if isinstance(value, list | tuple) else [value]
+    return [text for item in items if (text := _text(item))]
+
+
+def parse_tags(value: Any) -> list[str]:
+    """Return tag names from a list or a comma-separated string, `#` dropped.
+
+    Tags differing only in case are one tag (the first spelling is kept).
+    """
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items: list[Any] = value.split(",")
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:
+        items = [value]
+    tags: list[str] = []
+    seen: set[str] = set()
+    for item in items:
+        name = " ".join(_text(item).lstrip("#").split())[:100]
+        if name and name.casefold() not in seen:
+            seen.add(name.casefold())
+            tags.append(name)
+    return tags
+
+
+def parse_date(value: Any) -> datetime.date:
+    """Return a date from YAML's date or datetime, or text like ``2026-8-5``."""
+    if isinstance(value, datetime.datetime):
+        return value.date()
+    if isinstance(value, datetime.date):
+        return value
+    match = _DATE.fullmatch(str(value).strip())
+    if match is None:
+        raise ValueError(value)
+    year, month, day = (int(part) for part in match.groups())
+    return datetime.date(year, month, day)
+
+
+def parse_bool(value: Any) -> bool:
+    """Return a YAML boolean, also accepting "yes"/"no" strings and 0/1."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(value)

@@ -1,0 +1,313 @@
+"""Inline Markdown (markdown-it tokens) to Wagtail rich text or to plain text.
+
+Rich text is Wagtail's database format (`<b>`, `<i>`, `<code>`, `<a href>`, `<s>`,
+`<sup>`, `<sub>`, `<br/>`); internal links are left as markers that the importer
+replaces once every page exists (see `LinkRef`). Inline math stays literal
+`$…$` / `\\(…\\)` text, which the paragraph block typesets on the server, so a
+literal dollar sign is written `\\$`.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from markdown_it.token import Token
+
+from .links import WIKILINK, is_markdown_target, parse_wikilink
+from .report import Issue
+
+# Element names an inline HTML tag may map to, by the name authors write.
+_INLINE_TAGS = {
+    "b": "b",
+    "strong": "b",
+    "i": "i",
+    "em": "i",
+    "s": "s",
+    "del": "s",
+    "strike": "s",
+    "code": "code",
+    "sup": "sup",
+    "sub": "sub",
+}
+RICH_FEATURES = frozenset({"b", "i", "code", "a", "s", "sup", "sub", "br"})
+INTRO_FEATURES = frozenset({"b", "i", "code", "a"})
+
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\b([^>]*?)(/?)>", re.DOTALL)
+_ATTR = re.compile(
+    r"""([A-Za-z_:][-\w:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))"""
+)
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif", ".bmp")
+
+LINK_OPEN, LINK_CLOSE = "\ue000", "\ue001"
+LINK_MARKER = re.compile("\ue000(\\d+)\ue001")
+
+
+@dataclass
+class LinkRef:
+    """A link to another file of the vault, resolved after every page exists."""
+
+    url: str  # the href of a Markdown link, or the target of a wikilink
+    wiki: bool
+    label_html: str  # what the link wraps, as rich text
+    label_text: str  # the same as plain text, for Markdown blocks
+    line: int
+    markdown: bool = False  # the marker sits in Markdown source, not rich text
+
+
+@dataclass
+class ImageRef:
+    """An image a post shows: a path or URL as written, with its alt and caption."""
+
+    src: str
+    alt: str
+    caption: str
+    line: int
+
+
+@dataclass
+class DisplayMath:
+    """Display math (``$$…$$``) met inside a paragraph."""
+
+    tex: str
+    line: int
+
+
+@dataclass
+class Collector:
+    """What converting one document finds besides its HTML."""
+
+    links: list[LinkRef] = field(default_factory=list)
+    warnings: list[Issue] = field(default_factory=list)
+
+    def link(self, ref: LinkRef) -> str:
+        """Store ``ref`` and return the marker that stands for it."""
+        self.links.append(ref)
+        return f"{LINK_OPEN}{len(self.links) - 1}{LINK_CLOSE}"
+
+
+Piece = str | ImageRef | DisplayMath
+
+
+def escape_text(text: str) -> str:
+    """Return literal text for rich text or a plain-text field: escaped, ``$`` as ``\\$``."""
+    return html.escape(text, quote=False).replace("$", "\\$")
+
+
+def plain_escape(text: str) -> str:
+    """Return literal text for a plain-text field with inline math (``$`` as ``\\$``)."""
+    return text.replace("$", "\\$")
+
+
+def math_source(token: Token) -> str:
+    """Return an inline formula as it is written in a paragraph."""
+    if token.markup == "\\(":
+        return f"\\({token.content}\\)"
+    return f"${token.content}$"
+
+
+def html_attrs(tag: str) -> dict[str, str]:
+    """Return the attributes of one HTML start tag, lowercased names."""
+    return {
+        match.group(1).lower(): html.unescape(
+            next(g for g in match.groups()[1:] if g is not None)
+        )
+        for match in _ATTR.finditer(tag)
+    }
+
+
+class InlineConverter:
+    """Turn the children of an ``inline`` token into rich text or plain text."""
+
+    def __init__(
+        self, collector: Collector, *, features: frozenset[str] = RICH_FEATURES
+    ) -> None:
+        self.collector = collector
+        self.features = features
+
+    # Rich text -----------------------------------------------------------
+
+    def pieces(self, children: Sequence[Token], line: int) -> list[Piece]:
+        """Return rich-text HTML strings, with images and display math between."""
+        out: list[Piece] = []
+        # Each open link collects its own pieces; (href, pieces, line).
+        links: list[tuple[str, list[Piece], int]] = []
+        open_tags: list[str] = []
+
+        def emit(piece: Piece) -> None:
+            (links[-1][1] if links else out).append(piece)
+
+        for token in children:
+            kind = token.type
+            if kind == "text":
+                self._text(token.content, line, emit, in_link=bool(links))
+            elif kind in ("softbreak", "hardbreak"):
+                if kind == "hardbreak" and "br" in self.features:
+                    emit("<br/>")
+                else:
+                    emit("\n")
+            elif kind == "code_inline":
+                inner = html.escape(token.content, quote=False)
+                emit(f"<code>{inner}</code>" if "code" in self.features else inner)
+            elif kind in ("strong_open", "strong_close"):
+                emit(self._tag("b", kind.endswith("open")))
+            elif kind in ("em_open", "em_close"):
+                emit(self._tag("i", kind.endswith("open")))
+            elif kind in ("s_open", "s_close"):
+                emit(self._tag("s", kind.endswith("open")))
+            elif kind == "math_inline":
+                emit(html.escape(math_source(token), quote=False))
+            elif kind == "math_inline_double":
+                emit(DisplayMath(token.content, line))
+            elif kind == "image":
+                emit(
+                    ImageRef(
+                        token.attrGet("src") or "",
+                        token.content,
+                        token.attrGet("title") or "",
+                        line,
+                    )
+                )
+            elif kind == "link_open":
+                links.append((token.attrGet("href") or "", [], line))
+            elif kind == "link_close" and links:
+                href, inner, start = links.pop()
+                self._close_link(href, inner, start, emit)
+            elif kind == "html_inline":
+                self._html_inline(token.content, line, emit, open_tags)
+            elif kind == "footnote_ref":
+                emit(escape_text(f"[^{token.meta.get('label', '')}]"))
+            line += token.content.count("\n")
+            if kind in ("softbreak", "hardbreak"):
+                line += 1
+        while links:  # an unclosed link: keep what it wrapped
+            href, inner, start = links.pop()
+            self._close_link(href, inner, start, emit)
+        for name in reversed(open_tags):
+            out.append(f"</{name}>")
+        return out
+
+    def html(self, children: Sequence[Token], line: int) -> str:
+        """Return the rich text of ``children``; images and display math as text."""
+        parts = []
+        for piece in self.pieces(children, line):
+            if isinstance(piece, str):
+                parts.append(piece)
+            elif isinstance(piece, DisplayMath):
+                parts.append(html.escape(f"${piece.tex.strip()}$", quote=False))
+            else:
+                parts.append(escape_text(piece.alt))
+        return "".join(parts)
+
+    def _tag(self, name: str, opening: bool) -> str:
+        if name not in self.features:
+            return ""
+        return f"<{name}>" if opening else f"</{name}>"
+
+    def _text(self, text: str, line: int, emit, *, in_link: bool) -> None:
+        """Emit literal text, turning ``[[wikilinks]]`` and ``![[embeds]]`` into links."""
+        pos = 0
+        for match in WIKILINK.finditer(text):
+            emit(escape_text(text[pos : match.start()]))
+            at = line + text.count("\n", 0, match.start())
+            wiki = parse_wikilink(match.group(2))
+            if match.group(1) and wiki.target.lower().endswith(IMAGE_SUFFIXES):
+                alt = wiki.text if not wiki.text.isdigit() else ""
+                emit(ImageRef(wiki.target, alt, "", at))
+            elif in_link or not wiki.target or "a" not in self.features:
+                emit(escape_text(wiki.label))
+            else:
+                if match.group(1):
+                    self.collector.warnings.append(
+                        Issue(
+                            f"embedded note ![[{wiki.target}]] imported as a link", at
+                        )
+                    )
+                label = escape_text(wiki.label)
+                emit(
+                    self.collector.link(
+                        LinkRef(wiki.target, True, label, wiki.label, at)
+                    )
+                )
+            pos = match.end()
+        emit(escape_text(text[pos:]))
+
+    def _close_link(self, href: str, inner: list[Piece], line: int, emit) -> None:
+        """Emit a finished link: internal ones as markers, others as ``<a href>``."""
+        label = "".join(piece for piece in inner if isinstance(piece, str))
+        if "a" not in self.features or not href:
+            emit(label)
+        elif is_markdown_target(href):
+            text = _strip_tags(label)
+            emit(self.collector.link(LinkRef(href, False, label, text, line)))
+        else:
+            emit(f'<a href="{html.escape(href)}">{label}</a>')
+        for piece in inner:
+            if not isinstance(piece, str):
+                emit(piece)
+
+    def _html_inline(self, markup: str, line: int, emit, open_tags: list[str]) -> None:
+        """Keep inline HTML that rich text can say (<sup>, <b>, <br>…); drop the rest."""
+        match = _TAG.fullmatch(markup.strip())
+        if match is None:
+            return  # a comment or a declaration
+        closing, name = match.group(1), match.group(2).lower()
+        if name == "br":
+            emit("<br/>" if "br" in self.features else "\n")
+            return
+        if name == "img" and not closing:
+            attrs = html_attrs(markup)
+            if attrs.get("src"):
+                emit(
+                    ImageRef(
+                        attrs["src"], attrs.get("alt", ""), attrs.get("title", ""), line
+                    )
+                )
+            return
+        mapped = _INLINE_TAGS.get(name)
+        if mapped is None or mapped not in self.features:
+            return
+        if not closing:
+            open_tags.append(mapped)
+            emit(f"<{mapped}>")
+        elif open_tags and open_tags[-1] == mapped:
+            open_tags.pop()
+            emit(f"</{mapped}>")
+
+    # Plain text ----------------------------------------------------------
+
+    def text(self, children: Sequence[Token]) -> str:
+        """Return ``children`` as plain text with inline math kept as ``$…$``."""
+        parts = []
+        for token in children:
+            kind = token.type
+            if kind == "text":
+                parts.append(
+                    plain_escape(
+                        WIKILINK.sub(
+                            lambda m: parse_wikilink(m.group(2)).label, token.content
+                        )
+                    )
+                )
+            elif kind in ("softbreak", "hardbreak"):
+                parts.append(" ")
+            elif kind == "code_inline":
+                parts.append(plain_escape(token.content))
+            elif kind == "math_inline":
+                parts.append(math_source(token))
+            elif kind == "math_inline_double":
+                parts.append(f"${token.content.strip()}$")
+            elif kind == "image":
+                parts.append(plain_escape(token.content))
+        return "".join(parts).strip()
+
+
+def _strip_tags(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def plain_to_markdown(text: str) -> str:
+    """Return link text for Markdown source (brackets escaped)."""
+    return text.replace("[", "\\[").replace("]", "\\]")

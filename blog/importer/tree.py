@@ -1,0 +1,122 @@
+"""The folder tree of a vault: which folders are series, which files are posts.
+
+Pure file-system walking and ordering rules; no database here.
+"""
+
+from __future__ import annotations
+
+import datetime
+import fnmatch
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from django.utils.text import slugify
+
+INDEX_NAMES = ("index.md", "_index.md")
+# Folders that hold a vault's attachments, never pages.
+RESOURCE_FOLDERS = frozenset({"images", "image", "img", "assets", "attachments"})
+
+
+@dataclass
+class FolderNode:
+    """A folder of the vault: a series, or the root (``rel == ""``)."""
+
+    rel: str
+    path: Path
+    index: Path | None = None
+    posts: list[str] = field(default_factory=list)  # source paths of its posts
+    folders: list[FolderNode] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return PurePosixPath(self.rel).name
+
+    def walk(self):
+        """Yield this folder and every folder below it, parents first."""
+        yield self
+        for folder in self.folders:
+            yield from folder.walk()
+
+
+def is_excluded(rel: str, patterns: Sequence[str]) -> bool:
+    """Return True if the relative path ``rel`` matches one of the glob ``patterns``.
+
+    ``*`` crosses folders (``drafts/*`` excludes everything under drafts/), and a
+    pattern naming a folder excludes the folder.
+    """
+    return any(
+        fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, pattern + "/*")
+        for pattern in patterns
+    )
+
+
+def scan(root: Path, exclude: Sequence[str] = ()) -> FolderNode:
+    """Return the folder tree under ``root`` holding Markdown files.
+
+    Hidden entries (``.obsidian``, ``.git``), attachment folders and folders with
+    no Markdown file in them are skipped. A root ``index.md`` is ignored.
+    """
+    node = _scan(root, "", exclude) or FolderNode("", root)
+    node.index = None
+    return node
+
+
+def _scan(path: Path, rel: str, exclude: Sequence[str]) -> FolderNode | None:
+    node = FolderNode(rel, path)
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: natural_key(e.name))
+    except OSError:
+        return None
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        child_rel = f"{rel}/{entry.name}" if rel else entry.name
+        if is_excluded(child_rel, exclude):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name.lower() in RESOURCE_FOLDERS:
+                continue
+            child = _scan(Path(entry.path), child_rel, exclude)
+            if child is not None:
+                node.folders.append(child)
+        elif entry.is_file() and entry.name.lower().endswith(".md"):
+            if entry.name.lower() in INDEX_NAMES:
+                node.index = node.index or Path(entry.path)
+            else:
+                node.posts.append(child_rel)
+    if not node.posts and not node.folders and node.index is None:
+        return None
+    return node
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple:
+    """Return a sort key that orders ``2-x`` before ``10-x``."""
+    parts = _DIGITS.split(name.casefold())
+    return tuple(int(part) if i % 2 else part for i, part in enumerate(parts))
+
+
+def order_key(name: str, weight: float | None, date: datetime.date | None) -> tuple:
+    """Return the position key of a post or folder inside its series.
+
+    A ``weight`` comes first; then names that start with a number, in natural
+    order (a numbered series: ``2-x`` before ``10-x``); then the rest by date,
+    oldest first, names breaking ties.
+    """
+    stem = name[:-3] if name.lower().endswith(".md") else name
+    if weight is not None:
+        return (0, weight, natural_key(stem))
+    if stem[:1].isdigit():
+        return (1, 0, natural_key(stem))
+    return (2, (date or datetime.date.max).toordinal(), natural_key(stem))
+
+
+def slug_for(name: str) -> str:
+    """Return the URL slug for a file or folder name: Unicode kept, lowercased."""
+    stem = name[:-3] if name.lower().endswith(".md") else name
+    return slugify(stem, allow_unicode=True)[:255].strip("-") or "page"
