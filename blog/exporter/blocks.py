@@ -161,12 +161,9 @@ def quote_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     lines = rich_text_to_markdown(value.get("quote") or "", resolver).splitlines()
     source = " ".join((value.get("source") or "").split())
     if source:
-        lines += (
-            (["", f"— {escape_text(source)}"])
-            if lines
-            else [f"— {escape_text(source)}"]
-        )
-    return "\n".join(quoted(lines)) if lines else ""
+        # Its own paragraph, so other Markdown renderers show it on its own line.
+        lines += [""] * bool(lines) + [f"— {escape_text(source)}"]
+    return "\n".join(quoted(lines))
 
 
 def _attr(value: str) -> str:
@@ -182,41 +179,43 @@ def html_figure_to_markdown(value: Mapping[str, Any]) -> str:
     return verbatim_block("html_figure", value.get("html") or "", attrs)
 
 
-def embed_url(value: Any) -> str:
-    if isinstance(value, Mapping):  # an EmbedValue's raw form in some versions
-        value = value.get("url")
-    return str(value or "").strip()
+def embed_to_markdown(value: Any) -> str:
+    url = value.get("url") if isinstance(value, Mapping) else value
+    url = str(url or "").strip()
+    return f"<!-- embed: {url} -->" if url else ""
+
+
+def markdown_block_to_markdown(value: str | None) -> str:
+    return verbatim_block("markdown", value) if (value or "").strip() else ""
+
+
+_PLAIN = {
+    "heading": heading_to_markdown,
+    "markdown": markdown_block_to_markdown,
+    "code": code_to_markdown,
+    "math": math_to_markdown,
+    "table": table_to_markdown,
+    "embed": embed_to_markdown,
+    "html_figure": html_figure_to_markdown,
+}
+_WITH_RESOLVER = {
+    "paragraph": lambda value, resolver: rich_text_to_markdown(value or "", resolver),
+    "image": image_to_markdown,
+    "callout": callout_to_markdown,
+    "quote": quote_to_markdown,
+}
 
 
 def block_to_markdown(block_type: str, value: Any, resolver: Resolver) -> str:
     """Return one body block as Markdown ("" if it has nothing to say)."""
-    if block_type == "heading":
-        return heading_to_markdown(value)
-    if block_type == "paragraph":
-        return rich_text_to_markdown(value or "", resolver)
     if block_type in ("markdown", "html_figure"):
-        source = (value if block_type == "markdown" else value.get("html")) or ""
-        if _END_LINE.search(source):
+        source = value if block_type == "markdown" else (value or {}).get("html")
+        if _END_LINE.search(source or ""):
             resolver.warn(f"a {block_type} block holds a {BLOCK_END} line: cut there")
-    if block_type == "markdown":
-        return verbatim_block("markdown", value or "") if (value or "").strip() else ""
-    if block_type == "code":
-        return code_to_markdown(value)
-    if block_type == "math":
-        return math_to_markdown(value)
-    if block_type == "image":
-        return image_to_markdown(value, resolver)
-    if block_type == "table":
-        return table_to_markdown(value)
-    if block_type == "callout":
-        return callout_to_markdown(value, resolver)
-    if block_type == "quote":
-        return quote_to_markdown(value, resolver)
-    if block_type == "embed":
-        url = embed_url(value)
-        return f"<!-- embed: {url} -->" if url else ""
-    if block_type == "html_figure":
-        return html_figure_to_markdown(value)
+    if block_type in _PLAIN:
+        return _PLAIN[block_type](value)
+    if block_type in _WITH_RESOLVER:
+        return _WITH_RESOLVER[block_type](value, resolver)
     resolver.warn(f"unknown block type {block_type!r} dropped")
     return ""
 

@@ -116,15 +116,13 @@ def _escape_literal(text: str) -> str:
     return "".join(out)
 
 
-def escape_text(text: str, *, keep_math: bool = True) -> str:
+def escape_text(text: str) -> str:
     """Return plain ``text`` as Markdown inline source that reads back the same.
 
     Formulas are copied verbatim: Markdown's dollar math reads their source as
     is. A ``$`` right after a digit opens no formula in Markdown, so such a
     formula is escaped as text instead (its ``$`` stay, the text comes back).
     """
-    if not keep_math:
-        return _escape_literal(text)
     out = []
     pos = 0
     for formula in find_inline_math(text):

@@ -181,10 +181,8 @@ class _Exporter:
                 if path != self.own_path(node.url_path)
             ]
             if isinstance(page, SeriesPage):
-                fields, body = (
-                    self.series_fields(page, resolver),
-                    (rich_text_to_markdown(page.intro or "", resolver)),
-                )
+                fields = self.series_fields(page, resolver)
+                body = rich_text_to_markdown(page.intro or "", resolver)
                 self.stats.series += 1
             else:
                 fields = self.post_fields(page, resolver)

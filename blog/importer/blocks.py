@@ -116,6 +116,27 @@ def _build() -> MarkdownIt:
 
 MD = _build()
 
+# A dollar sign the source escaped (``\\$``, not ``\\\\$``), and what stands for it
+# while parsing: markdown-it would unescape it, and the difference between a
+# literal `\\$` and a bare `$` that opens no formula must survive into rich text.
+_ESCAPED_DOLLAR = re.compile(r"(?<!\\)((?:\\\\)*)\\\$")
+_DOLLAR_MARK = "\ue002"
+
+
+def parse_markdown(text: str, env: dict | None = None) -> list[Token]:
+    """Parse ``text``; an escaped dollar comes back as ``\\$`` in every token."""
+    protected = _ESCAPED_DOLLAR.sub(lambda m: m.group(1) + _DOLLAR_MARK, text)
+    tokens = MD.parse(protected, {} if env is None else env)
+    for token in _walk_children(tokens):
+        if _DOLLAR_MARK in token.content:
+            token.content = token.content.replace(_DOLLAR_MARK, "\\$")
+        if _DOLLAR_MARK in token.info:
+            token.info = token.info.replace(_DOLLAR_MARK, "\\$")
+        for name, value in (token.attrs or {}).items():
+            if isinstance(value, str) and _DOLLAR_MARK in value:
+                token.attrs[name] = value.replace(_DOLLAR_MARK, "\\$")
+    return tokens
+
 
 @dataclass
 class Block:
@@ -269,6 +290,7 @@ class _BodyParser:
         )
         self.source_lines = text.split("\n")
         self.regions: dict[int, _Region] = {}
+        self.env: dict = {}  # markdown-it's, for the footnotes it saw
         self.tokens = self._parse_with_regions(text)
         self.footnotes: dict[str, tuple[int, int]] = {}
         self.prose: list[str] = []
@@ -286,6 +308,20 @@ class _BodyParser:
         while i < len(nodes):
             i = self._node(nodes, i)
         self._flush()
+        # markdown-it drops definitions nothing refers to; say so.
+        refs = self.env.get("footnotes", {}).get("refs", {})
+        for key, used in refs.items():
+            if used == -1:
+                label = key.removeprefix(":")
+                line = next(
+                    (
+                        n + self.first_line
+                        for n, text in enumerate(self.source_lines)
+                        if text.lstrip().startswith(f"[^{label}]:")
+                    ),
+                    None,
+                )
+                self._warn(f"footnote [^{label}] is never referenced; dropped", line)
         if self.intro:
             self.result.html = "".join(
                 block.value for block in self.result.blocks if block.type == "paragraph"
@@ -359,7 +395,8 @@ class _BodyParser:
         """
         lines = list(self.source_lines)
         while True:
-            tokens = MD.parse("\n".join(lines))
+            self.env = {}
+            tokens = parse_markdown("\n".join(lines), self.env)
             found = None
             for token in tokens:
                 if token.type != "html_block" or token.level or not token.map:
@@ -432,7 +469,7 @@ class _BodyParser:
 
     def _heading(self, node: list[Token]) -> None:
         level = int(node[0].tag[1])
-        text = self.inline.text(node[1].children or [])
+        text = self.inline.text(node[1].children or [], node[1].content)
         line = self._line(node[0])
         if level == 1 and not self.h1_seen:
             self.h1_seen = True
@@ -463,13 +500,15 @@ class _BodyParser:
             and _CAPTION.match(inline.content)
             and "\n" not in inline.content.strip()
         ):
-            caption = _CAPTION_PREFIX.sub("", self.inline.text(children))
+            caption = _CAPTION_PREFIX.sub(
+                "", self.inline.text(children, inline.content)
+            )
             last.value["table_caption"] = caption
             return
         if self._footnote_labels(node):
             self._markdown(node)
             return
-        self._pieces(self.inline.pieces(children, line), line)
+        self._pieces(self.inline.pieces(children, line, inline.content), line)
 
     def _pieces(self, pieces: list, line: int) -> None:
         """Add a paragraph's pieces: HTML runs as prose, images and math as blocks."""
@@ -505,10 +544,10 @@ class _BodyParser:
         if self.intro:
             for token in node:
                 if token.type == "inline":
-                    self._pieces(
-                        self.inline.pieces(token.children or [], self._line(token)),
-                        line,
+                    pieces = self.inline.pieces(
+                        token.children or [], self._line(token), token.content
                     )
+                    self._pieces(pieces, line)
             return
         converted = self._list_html(node)
         if converted is None or any(isinstance(p, DisplayMath) for p in converted[1]):
@@ -553,7 +592,7 @@ class _BodyParser:
                 continue
             elif kind == "inline":
                 for piece in self.inline.pieces(
-                    token.children or [], self._line(token)
+                    token.children or [], self._line(token), token.content
                 ):
                     (out if isinstance(piece, str) else extras).append(piece)
             else:
@@ -563,14 +602,14 @@ class _BodyParser:
     def _rich_body(self, items: list) -> tuple[str, list[ImageRef]] | None:
         """Return the rich text of a callout or quote body, or None if it cannot be.
 
-        ``items`` are (children, line) pairs for paragraphs and nodes for lists.
+        ``items`` are (children, line, source) for paragraphs, and nodes.
         """
         parts: list[str] = []
         images: list[ImageRef] = []
         for item in items:
             if isinstance(item, tuple):
-                children, line = item
-                pieces = self.inline.pieces(children, line)
+                children, line, raw = item
+                pieces = self.inline.pieces(children, line, raw)
                 if any(isinstance(p, DisplayMath) for p in pieces):
                     return None
                 images.extend(p for p in pieces if isinstance(p, ImageRef))
@@ -582,7 +621,9 @@ class _BodyParser:
                 continue
             kind = item[0].type
             if kind == "paragraph_open":
-                pieces = self.inline.pieces(item[1].children or [], self._line(item[0]))
+                pieces = self.inline.pieces(
+                    item[1].children or [], self._line(item[0]), item[1].content
+                )
                 if any(isinstance(p, DisplayMath) for p in pieces):
                     return None
                 images.extend(p for p in pieces if isinstance(p, ImageRef))
@@ -631,6 +672,7 @@ class _BodyParser:
                 f"unknown callout type [!{marker.group(1)}]; imported as a note", line
             )
             kind = "note"
+        raw = inner[0][1].content
         children = list(inner[0][1].children or [])
         split = next(
             (k for k, c in enumerate(children) if c.type in ("softbreak", "hardbreak")),
@@ -641,10 +683,10 @@ class _BodyParser:
             head = copy.copy(title_children[0])
             head.content = _CALLOUT.sub("", head.content, count=1)
             title_children[0] = head
-        title = self.inline.text(title_children)
+        title = self.inline.text(title_children, raw)
         items: list = []
         if body_children:
-            items.append((body_children, line + 1))
+            items.append((body_children, line + 1, raw))
         items.extend(inner[1:])
         body = self._rich_body(items)
         if body is None:
@@ -656,7 +698,8 @@ class _BodyParser:
                 self._warn("empty callout; dropped", line)
                 return
             # A one-line callout: its text is the body, under the kind's label.
-            markup, title = f"<p>{html.escape(title, quote=False)}</p>", ""
+            one_line = self._rich_body([(title_children, line, raw)])
+            markup, title = (one_line[0] if one_line else ""), ""
         self._emit(
             "callout", {"kind": kind, "title": title[:255], "body": markup}, line
         )
@@ -674,11 +717,12 @@ class _BodyParser:
                 if c.type in ("softbreak", "hardbreak")
             ]
             cut = breaks[-1] + 1 if breaks else 0
-            match = _SOURCE_DASH.match(self.inline.text(children[cut:]))
+            raw = last[1].content
+            match = _SOURCE_DASH.match(self.inline.text(children[cut:], raw))
             if match:
                 source = match.group(1).strip()
                 kept = children[: breaks[-1]] if breaks else []
-                items[-1] = (kept, self._line(last[0]))
+                items[-1] = (kept, self._line(last[0]), raw)
         body = self._rich_body(items)
         if body is None:
             self._markdown(node)
@@ -711,7 +755,7 @@ class _BodyParser:
                 rows.append(row)
                 row = None
             elif token.type == "inline" and row is not None:
-                row.append(self.inline.text(token.children or []))
+                row.append(self.inline.text(token.children or [], token.content))
         width = max((len(r) for r in rows), default=0)
         data = [r + [""] * (width - len(r)) for r in rows]
         value = {
@@ -977,8 +1021,11 @@ class _BodyParser:
             return
         if region.type != "markdown":
             self._warn(f"unknown block type {region.type!r}; kept as Markdown", line)
-        tokens = MD.parse(region.content)
+        if not region.content.strip():
+            return
+        tokens = parse_markdown(region.content)
         self._collect_formulas(tokens, line + 1)
+        # Verbatim: the lines between the comments, so a value round-trips exactly.
         self._emit("markdown", region.content, line)
 
     # Markdown fallback -----------------------------------------------------

@@ -362,9 +362,10 @@ class Importer:
         """Give every source its slug, link targets and hash."""
         for key, source in self.sources.items():
             self.index.add(key, source.front.aliases)
+        known = set(self.sources)
         for key in self.pages:
-            if key not in self.index.paths.values():
-                self.index.add(key)
+            if key not in known:
+                self.index.add(key)  # imported before, excluded this time
         by_folder: dict[str, list[Source]] = {}
         for source in self.sources.values():
             by_folder.setdefault(posixpath.dirname(source.rel), []).append(source)
@@ -401,6 +402,7 @@ class Importer:
         links lead somewhere, and the options that change what is written.
         """
         digest = hashlib.sha256()
+        root = self.finder.root
         options = {
             "version": IMPORTER_VERSION,
             "draft": self.draft,
@@ -415,7 +417,9 @@ class Importer:
         digest.update(json.dumps(options, sort_keys=True).encode())
         digest.update(hashlib.sha256(source.data).digest())
         for path in sorted(source.body.assets):
-            digest.update(str(path).encode())
+            # Relative, so that moving the vault does not change every hash.
+            where = path.relative_to(root) if path.is_relative_to(root) else path
+            digest.update(str(where).encode())
             try:
                 digest.update(hashlib.sha256(path.read_bytes()).digest())
             except OSError:
@@ -467,16 +471,35 @@ class Importer:
 
     def _import_series(self, source: Source, parent: Page) -> Page | None:
         self._tick(source)
+        existing = self.pages.get(source.key)
         if source.errors:
             self.report.fail(SERIES, source.label, source.errors)
             self.report.warn(source.warnings, source.label)
-            return None
-        existing = self.pages.get(source.key)
+            return self._folder_only(source, parent, existing)
         if existing is not None and existing.source_hash == source.hash:
             self.report.record(SERIES, "unchanged", source.label)
             return SeriesPage.objects.get(pk=existing.pk)
         saved = self._write(source, lambda: self._save_series(source, parent, existing))
         return SeriesPage.objects.get(pk=saved) if saved else None
+
+    def _folder_only(
+        self, source: Source, parent: Page, existing: PageInfo | None
+    ) -> Page | None:
+        """Return the series of a folder whose index.md failed, so its posts land.
+
+        An existing series is left as it is; a missing one is made from the
+        folder's name. Its empty hash makes the next run import index.md again.
+        """
+        if existing is not None:
+            return SeriesPage.objects.get(pk=existing.pk)
+        folder = Source(source.key, None, f"{source.rel}/", source.name)
+        folder.title, folder.slug = source.name, source.slug
+        try:
+            with transaction.atomic():
+                pk = self._save_series(folder, parent, None)
+        except Exception:  # its posts are then reported as not imported
+            return None
+        return SeriesPage.objects.get(pk=pk)
 
     def _write(self, source: Source, save: Callable[[], int]) -> int | None:
         """Run ``save`` in a transaction of its own; report what happened."""

@@ -3,8 +3,9 @@
 Rich text is Wagtail's database format (`<b>`, `<i>`, `<code>`, `<a href>`, `<s>`,
 `<sup>`, `<sub>`, `<br/>`); internal links are left as markers that the importer
 replaces once every page exists (see `LinkRef`). Inline math stays literal
-`$…$` / `\\(…\\)` text, which the paragraph block typesets on the server, so a
-literal dollar sign is written `\\$`.
+`$…$` / `\\(…\\)` text, which the paragraph block typesets on the server. A dollar
+sign is kept as the source wrote it: `\\$` (the parser hands it over escaped, see
+`blocks.protect_dollars`) or a bare `$` that opens no formula.
 """
 
 from __future__ import annotations
@@ -92,13 +93,18 @@ Piece = str | ImageRef | DisplayMath
 
 
 def escape_text(text: str) -> str:
-    """Return literal text for rich text or a plain-text field: escaped, ``$`` as ``\\$``."""
-    return html.escape(text, quote=False).replace("$", "\\$")
+    """Return literal text as rich-text HTML."""
+    return html.escape(text, quote=False)
 
 
-def plain_escape(text: str) -> str:
-    """Return literal text for a plain-text field with inline math (``$`` as ``\\$``)."""
-    return text.replace("$", "\\$")
+def _code_as_text(code: str) -> str:
+    """Return code for a plain-text field, where a bare ``$`` could open math."""
+    return re.sub(r"(?<!\\)\$", r"\\$", code)
+
+
+def _is_wikilink(match: re.Match, raw: str | None) -> bool:
+    """Return True unless the source escaped the brackets (``[[x\\]\\]``)."""
+    return raw is None or match.group(0) in raw
 
 
 def math_source(token: Token) -> str:
@@ -129,8 +135,14 @@ class InlineConverter:
 
     # Rich text -----------------------------------------------------------
 
-    def pieces(self, children: Sequence[Token], line: int) -> list[Piece]:
-        """Return rich-text HTML strings, with images and display math between."""
+    def pieces(
+        self, children: Sequence[Token], line: int, raw: str | None = None
+    ) -> list[Piece]:
+        """Return rich-text HTML strings, with images and display math between.
+
+        ``raw`` is the Markdown source of ``children``, to tell a wikilink from
+        text that only looks like one.
+        """
         out: list[Piece] = []
         # Each open link collects its own pieces; (href, pieces, line).
         links: list[tuple[str, list[Piece], int]] = []
@@ -142,7 +154,7 @@ class InlineConverter:
         for token in children:
             kind = token.type
             if kind == "text":
-                self._text(token.content, line, emit, in_link=bool(links))
+                self._text(token.content, line, emit, in_link=bool(links), raw=raw)
             elif kind in ("softbreak", "hardbreak"):
                 if kind == "hardbreak" and "br" in self.features:
                     emit("<br/>")
@@ -189,27 +201,19 @@ class InlineConverter:
             out.append(f"</{name}>")
         return out
 
-    def html(self, children: Sequence[Token], line: int) -> str:
-        """Return the rich text of ``children``; images and display math as text."""
-        parts = []
-        for piece in self.pieces(children, line):
-            if isinstance(piece, str):
-                parts.append(piece)
-            elif isinstance(piece, DisplayMath):
-                parts.append(html.escape(f"${piece.tex.strip()}$", quote=False))
-            else:
-                parts.append(escape_text(piece.alt))
-        return "".join(parts)
-
     def _tag(self, name: str, opening: bool) -> str:
         if name not in self.features:
             return ""
         return f"<{name}>" if opening else f"</{name}>"
 
-    def _text(self, text: str, line: int, emit, *, in_link: bool) -> None:
+    def _text(
+        self, text: str, line: int, emit, *, in_link: bool, raw: str | None
+    ) -> None:
         """Emit literal text, turning ``[[wikilinks]]`` and ``![[embeds]]`` into links."""
         pos = 0
         for match in WIKILINK.finditer(text):
+            if not _is_wikilink(match, raw):
+                continue
             emit(escape_text(text[pos : match.start()]))
             at = line + text.count("\n", 0, match.start())
             wiki = parse_wikilink(match.group(2))
@@ -278,29 +282,32 @@ class InlineConverter:
 
     # Plain text ----------------------------------------------------------
 
-    def text(self, children: Sequence[Token]) -> str:
+    def text(self, children: Sequence[Token], raw: str | None = None) -> str:
         """Return ``children`` as plain text with inline math kept as ``$…$``."""
         parts = []
         for token in children:
             kind = token.type
             if kind == "text":
                 parts.append(
-                    plain_escape(
-                        WIKILINK.sub(
-                            lambda m: parse_wikilink(m.group(2)).label, token.content
-                        )
+                    WIKILINK.sub(
+                        lambda m: (
+                            parse_wikilink(m.group(2)).label
+                            if _is_wikilink(m, raw)
+                            else m.group(0)
+                        ),
+                        token.content,
                     )
                 )
             elif kind in ("softbreak", "hardbreak"):
                 parts.append(" ")
             elif kind == "code_inline":
-                parts.append(plain_escape(token.content))
+                parts.append(_code_as_text(token.content))
             elif kind == "math_inline":
                 parts.append(math_source(token))
             elif kind == "math_inline_double":
                 parts.append(f"${token.content.strip()}$")
             elif kind == "image":
-                parts.append(plain_escape(token.content))
+                parts.append(token.content)
         return "".join(parts).strip()
 
 

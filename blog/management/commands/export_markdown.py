@@ -30,10 +30,10 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         for warning in stats.warnings:
             self.stderr.write(f"warning: {warning}")
-        drafts = f" ({stats.drafts} drafts)" if stats.drafts else ""
+        drafts = f" ({stats.drafts} of them drafts)" if stats.drafts else ""
         self.stdout.write(
             self.style.SUCCESS(
-                f"Exported {stats.posts} posts{drafts}, {stats.series} series, "
+                f"Exported {stats.posts} posts, {stats.series} series{drafts}, "
                 f"{stats.images} images → {options['outdir']}"
             )
         )

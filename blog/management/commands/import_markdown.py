@@ -3,7 +3,6 @@
 The format is docs/markdown-format.md; the work is done by `blog.importer`.
 """
 
-import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -64,7 +63,8 @@ class Command(BaseCommand):
         if path.is_file() and path.suffix.lower() != ".md":
             raise CommandError(f"{path} is not a Markdown (.md) file.")
         parent = self.find_parent(options["parent"])
-        show_progress = options["progress"] or sys.stderr.isatty()
+        self.tty = self.stderr.isatty()
+        show_progress = options["progress"] or self.tty
         importer = Importer(
             path.resolve(),
             parent=parent,
@@ -74,9 +74,11 @@ class Command(BaseCommand):
             old_url_prefix=options["old_url_prefix"],
             progress=self.show_progress if show_progress else None,
         )
+        where = parent.get_url() or parent.url_path
+        self.stdout.write(f"Importing {path} under {where} ({parent.title})")
         report = importer.run()
-        if show_progress:
-            self.stderr.write("")
+        if show_progress and self.tty:
+            self.stderr.write("")  # end the status line
         if options["verbosity"] >= 2:
             for outcome, label in report.files:
                 self.stdout.write(f"{outcome:>9}  {label}")
@@ -110,8 +112,11 @@ class Command(BaseCommand):
         return page
 
     def show_progress(self, done: int, total: int, label: str) -> None:
-        """Rewrite one status line on stderr."""
+        """Show ``[done/total] file``: one rewritten line on a terminal, else a line each."""
         width = len(str(total))
         line = f"[{done:>{width}}/{total}] {label}"
-        self.stderr.write(f"\r\033[K{line[:100]}", ending="")
-        self.stderr.flush()
+        if self.tty:
+            self.stderr.write(f"\r\033[K{line[:100]}", ending="")
+            self.stderr.flush()
+        else:
+            self.stderr.write(line)

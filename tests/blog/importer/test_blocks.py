@@ -60,9 +60,17 @@ def test_the_first_h1_gives_the_title_when_there_is_none():
     assert types(body) == ["paragraph"]
 
 
-def test_a_literal_dollar_stays_literal_and_html_is_escaped():
-    body = parse("Costs \\$5 or $10 < $20 & more\n")
-    assert body.blocks[0].value == "<p>Costs \\$5 or \\$10 &lt; \\$20 &amp; more</p>"
+def test_dollars_stay_as_written_and_html_is_escaped():
+    body = parse("Costs \\$5 or $10 < $20 & more, `a\\$b` and $x\\$y$\n")
+    assert body.blocks[0].value == (
+        "<p>Costs \\$5 or $10 &lt; $20 &amp; more, <code>a\\$b</code> and $x\\$y$</p>"
+    )
+
+
+def test_escaped_double_brackets_are_text_not_a_wikilink():
+    body = parse("Obsidian writes [[note\\]\\] for a link; [[real]] is one.\n")
+    assert [ref.url for ref in body.links] == ["real"]
+    assert body.blocks[0].value.startswith("<p>Obsidian writes [[note]] for a link; ")
 
 
 def test_a_break_comment_separates_paragraph_blocks():
@@ -141,7 +149,14 @@ def test_code_fences_keep_language_title_highlights_and_line_numbers():
         "highlight_lines": "2-3",
         "line_numbers": True,
     }
-    assert [v["language"] for v in values] == ["cuda", "cpp", "bash", "python", "text", "cuda"]
+    assert [v["language"] for v in values] == [
+        "cuda",
+        "cpp",
+        "bash",
+        "python",
+        "text",
+        "cuda",
+    ]
     assert values[3]["filename"] == "bench.py"
     assert values[3]["line_numbers"] is False
     assert values[5]["highlight_lines"] == ""
@@ -216,7 +231,9 @@ def test_a_callout_holding_code_is_kept_as_markdown():
 
 
 def test_a_quote_with_a_source():
-    body = parse("> Premature optimization is the root of all evil.\n> — Donald Knuth\n")
+    body = parse(
+        "> Premature optimization is the root of all evil.\n> — Donald Knuth\n"
+    )
     [quote] = body.blocks
     assert quote.value == {
         "quote": "<p>Premature optimization is the root of all evil.</p>",
@@ -247,6 +264,9 @@ def test_a_footnoted_paragraph_becomes_markdown_with_its_definitions():
         "[^1]: First note,\n    on two lines.\n\n"
         "[^note]: Second note."
     )
+    assert [(w.line, w.message) for w in body.warnings] == [
+        (10, "footnote [^unused] is never referenced; dropped")
+    ]
 
 
 def test_display_math_inside_a_list_keeps_the_list_as_markdown():
@@ -272,7 +292,11 @@ def test_images_become_image_blocks_and_missing_ones_warn(tmp_path):
     )
     # The missing image leaves nothing behind: the prose around it joins up.
     assert types(body) == ["image", "paragraph", "image", "paragraph"]
-    assert body.blocks[0].value == {"image": ImageSlot(0), "alt": "替代", "caption": "图 1：$x$"}
+    assert body.blocks[0].value == {
+        "image": ImageSlot(0),
+        "alt": "替代",
+        "caption": "图 1：$x$",
+    }
     assert body.blocks[1].value == "<p>Text</p>"
     assert body.blocks[3].value == (
         "<p>more text.</p>"
@@ -308,10 +332,16 @@ def test_raw_html_becomes_html_figures(tmp_path):
     )
     assert [b.value for b in body.blocks] == [
         {"html": "<p>plot</p>", "height": 300, "caption": "交互图"},
-        {"html": '<svg viewBox="0 0 10 10">\n  <rect/>\n\n</svg>', "height": 420, "caption": ""},
+        {
+            "html": '<svg viewBox="0 0 10 10">\n  <rect/>\n\n</svg>',
+            "height": 420,
+            "caption": "",
+        },
         {"html": '<div class="x">\n<b>raw</b>\n</div>', "height": 420, "caption": ""},
     ]
-    assert [w.message for w in body.warnings] == ["missing figure file: figs/missing.html"]
+    assert [w.message for w in body.warnings] == [
+        "missing figure file: figs/missing.html"
+    ]
 
 
 def test_block_regions_embeds_are_kept_verbatim():

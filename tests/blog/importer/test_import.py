@@ -104,7 +104,7 @@ def test_series_take_title_intro_and_ordering_from_their_index(imported):
     assert cuda.ordering == SeriesPage.Ordering.NEWEST
     smem = post(MAIN)
     assert cuda.intro == (
-        '<p><b>CUDA</b> 编程笔记：<i>共享内存</i>、<code>warp</code> 与 '
+        "<p><b>CUDA</b> 编程笔记：<i>共享内存</i>、<code>warp</code> 与 "
         '<a href="https://docs.nvidia.com/cuda/">官方文档</a>，公式 $O(n^2)$ 保持原样。'
         f'从 <a linktype="page" id="{smem.pk}">2-shared-memory</a> 读起。</p>'
         "<p><b>本栏目</b></p><p>列表项变成一行</p>"
@@ -190,14 +190,21 @@ def test_a_post_body_is_split_into_blocks(imported):
     assert raw[0]["value"].startswith(
         "<p>共享内存按 4 字节分成 32 个 bank，带宽为 $B = 32 \\times 4$ 字节/周期。\n"
     )
-    assert "<ul><li>同一 warp 访问同一 bank 的不同地址会冲突<ul><li>广播不算冲突</li></ul></li>" in (
-        raw[0]["value"]
+    assert (
+        "<ul><li>同一 warp 访问同一 bank 的不同地址会冲突<ul><li>广播不算冲突</li></ul></li>"
+        in (raw[0]["value"])
     )
     assert raw[1]["value"] == "<p>第二个段落块，一杯咖啡 \\$5。</p>"
-    assert raw[3]["value"] == {"tex": "T = T_0 \\cdot n_{\\text{conflict}}", "label": "1"}
+    assert raw[3]["value"] == {
+        "tex": "T = T_0 \\cdot n_{\\text{conflict}}",
+        "label": "1",
+    }
     assert raw[5]["value"] == {"tex": "t = \\frac{n}{32}", "label": ""}
     code = [b["value"] for b in raw if b["type"] == "code"]
-    assert [(c["language"], c["filename"], c["highlight_lines"], c["line_numbers"]) for c in code] == [
+    assert [
+        (c["language"], c["filename"], c["highlight_lines"], c["line_numbers"])
+        for c in code
+    ] == [
         ("cuda", "transpose.cu", "2-3", True),
         ("cpp", "", "", True),
         ("bash", "", "", True),
@@ -207,8 +214,14 @@ def test_a_post_body_is_split_into_blocks(imported):
     assert (image["alt"], image["caption"]) == ("共享内存示意", "图 1：32 个 bank")
     table = raw[11]["value"]
     assert table["table_caption"] == "步长与 $n$ 路冲突"
-    assert table["data"] == [["访问模式", "冲突路数", "时间"], ["连续", "1", "$t$"], ["步长 2", "2", "$2t$"]]
-    callouts = [(b["value"]["kind"], b["value"]["title"]) for b in raw if b["type"] == "callout"]
+    assert table["data"] == [
+        ["访问模式", "冲突路数", "时间"],
+        ["连续", "1", "$t$"],
+        ["步长 2", "2", "$2t$"],
+    ]
+    callouts = [
+        (b["value"]["kind"], b["value"]["title"]) for b in raw if b["type"] == "callout"
+    ]
     assert callouts == [
         ("note", ""),
         ("tip", "自定义标题"),
@@ -221,7 +234,10 @@ def test_a_post_body_is_split_into_blocks(imported):
         ("tip", ""),
         ("note", ""),
     ]
-    assert raw[22]["value"] == {"quote": "<p>过早优化是万恶之源。</p>", "source": "Donald Knuth"}
+    assert raw[22]["value"] == {
+        "quote": "<p>过早优化是万恶之源。</p>",
+        "source": "Donald Knuth",
+    }
     assert raw[23]["value"] == (
         "Bank 冲突的说法来自硬件手册[^hw]。\n\n"
         "[^hw]: 见 CUDA C++ Programming Guide 的 Shared Memory 一节。"
@@ -229,7 +245,11 @@ def test_a_post_body_is_split_into_blocks(imported):
     iframe, svg = raw[24]["value"], raw[25]["value"]
     assert iframe["html"].startswith("<!doctype html>") and iframe["height"] == 360
     assert svg["html"].startswith("<svg") and svg["html"].endswith("</svg>")
-    assert raw[27]["value"] == {"html": '<div id="fig">Hello</div>', "height": 200, "caption": '一个 "HTML" 图'}
+    assert raw[27]["value"] == {
+        "html": '<div id="fig">Hello</div>',
+        "height": 200,
+        "caption": '一个 "HTML" 图',
+    }
 
 
 def test_links_between_files_become_page_links(imported):
@@ -256,7 +276,10 @@ def test_the_report_names_file_and_line_of_every_warning(imported, vault):
     main = vault / MAIN
     out = imported.out
     assert f"{MAIN}:2: front matter is not valid YAML" in out
-    assert f"{MAIN}:{line_of(main, 'gone.png')}: missing image: C:\\Users\\me\\Desktop\\gone.png" in out
+    assert (
+        f"{MAIN}:{line_of(main, 'gone.png')}: missing image: C:\\Users\\me\\Desktop\\gone.png"
+        in out
+    )
     warp = vault / "cuda/10-warp-shuffle.md"
     assert (
         f"cuda/10-warp-shuffle.md:{line_of(warp, 'does-not-exist')}: "
@@ -369,7 +392,9 @@ def test_bad_files_fail_alone_and_are_named_with_their_line(
     assert outcomes(out)["failed"] == (4, 0)
     assert "also-good.md:5: broken link to missing.md: no such file" in out
     assert "also-good.md:7: missing image: images/nowhere.png" in out
-    assert "also-good.md:9: broken link to bad-latex.md: that page was not imported" in out
+    assert (
+        "also-good.md:9: broken link to bad-latex.md: that page was not imported" in out
+    )
     assert {p.title for p in PostPage.objects.filter(source_path__gt="")} == {
         "A good post",
         "Also good",
@@ -383,12 +408,27 @@ def test_bad_files_fail_alone_and_are_named_with_their_line(
     )
 
 
+def test_a_folder_whose_index_fails_still_holds_its_posts(broken_vault, run_import):
+    folder = broken_vault / "series"
+    folder.mkdir()
+    (folder / "index.md").write_text("---\n: no key\n---\nIntro.\n", "utf-8")
+    (folder / "post.md").write_text("# In the series\n\nText.\n", "utf-8")
+    run = run_import(broken_vault)
+    assert "series/index.md:2: cannot read front matter line" in run.out
+    assert outcomes(run.out)["failed"] == (3, 1)
+    series = post("series/post.md").get_parent().specific
+    assert (series.title, series.source_path) == ("series", "series")
+    assert series.source_hash == ""  # index.md is tried again next time
+
+
 def test_fixing_a_failed_file_links_the_files_that_point_at_it(
     broken_vault, run_import
 ):
     run_import(broken_vault)
     bad = broken_vault / "bad-latex.md"
-    bad.write_text(bad.read_text("utf-8").replace("\\frac{1}{$", "\\frac{1}{2}$"), "utf-8")
+    bad.write_text(
+        bad.read_text("utf-8").replace("\\frac{1}{$", "\\frac{1}{2}$"), "utf-8"
+    )
     run = run_import(broken_vault)
     assert outcomes(run.out)["created"] == (1, 0)
     assert outcomes(run.out)["updated"] == (1, 0)  # also-good.md, for its link
@@ -416,7 +456,9 @@ def test_draft_imports_every_page_unpublished(vault, run_import):
     run = run_import(vault, "--draft")
     assert run.error is None
     imported = Page.objects.filter(
-        pk__in=[*PostPage.objects.filter(source_path__gt="").values_list("pk", flat=True)]
+        pk__in=[
+            *PostPage.objects.filter(source_path__gt="").values_list("pk", flat=True)
+        ]
     )
     assert imported.count() == 11
     assert not imported.filter(live=True).exists()
@@ -435,7 +477,9 @@ def test_exclude_skips_matching_paths(vault, run_import):
 
 def test_parent_imports_under_another_page(home, vault, run_import, client):
     section = SeriesPageFactory(parent=home, slug="section", title="Section")
-    run = run_import(vault / "notes", "--parent", "/section/", "--old-url-prefix", "/notes/")
+    run = run_import(
+        vault / "notes", "--parent", "/section/", "--old-url-prefix", "/notes/"
+    )
     assert run.error is None, run.out
     assert children("/home/section/") == ["csapp"]
     assert children("/home/section/csapp/") == ["7-链接", "8-异常控制流", "10-虚拟内存"]
@@ -468,7 +512,10 @@ def test_the_corpus_posts_import_and_render(tmp_path, run_import, client):
     run = run_import(tmp_path / "corpus", "--exclude", "README.md")
     assert run.error is None, run.out
     assert outcomes(run.out)["created"] == (2, 0)
-    assert "7-链接.md:25: missing image: C:\\Users\\我\\Desktop\\MyblogImg\\csapp\\ELF.png" in run.out
+    assert (
+        "7-链接.md:25: missing image: C:\\Users\\我\\Desktop\\MyblogImg\\csapp\\ELF.png"
+        in run.out
+    )
     for source, min_math in (("从GEMM实践CUDA优化.md", 60), ("7-链接.md", 0)):
         page = post(source)
         response = client.get(page.url)
@@ -487,3 +534,9 @@ def test_the_corpus_posts_import_and_render(tmp_path, run_import, client):
     response = client.get("/从GEMM实践CUDA优化")
     assert response.status_code == 301
     assert unquote(response["Location"]) == "/从gemm实践cuda优化/"
+
+
+def test_progress_and_the_file_list_on_request(vault, run_import):
+    run = run_import(vault, "--progress", "--verbosity", "2")
+    assert "[16/16]" in run.err  # 11 posts and 5 series
+    assert "  created  cuda/2-shared-memory.md" in run.out

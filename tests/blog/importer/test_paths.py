@@ -31,9 +31,17 @@ def test_quartz_slugs_keep_case_and_unicode(path, slug):
 
 def test_old_paths_of_posts_folders_and_aliases():
     assert old_paths("notes/CSAPP/7-链接.md", folder=False) == ["/notes/CSAPP/7-链接"]
-    assert old_paths("notes/CSAPP", folder=True, prefix="/blog/") == ["/blog/notes/CSAPP"]
+    assert old_paths("notes/CSAPP", folder=True, prefix="/blog/") == [
+        "/blog/notes/CSAPP"
+    ]
     assert alias_paths(
-        ["old name", "/legacy/x/", "https://old.example.com/p/q", "../up", "../../../out"],
+        [
+            "old name",
+            "/legacy/x/",
+            "https://old.example.com/p/q",
+            "../up",
+            "../../../out",
+        ],
         "notes/CSAPP/7.md",
         folder=False,
     ) == ["/notes/CSAPP/old-name", "/legacy/x", "/p/q", "/notes/up"]
@@ -60,10 +68,16 @@ def test_links_resolve_like_obsidian_and_relative_paths():
         "notes/CSAPP/7-链接.md",
     )
     assert index.resolve_path("/notes/smem.md", here) == (POST, "notes/smem.md")
-    assert index.resolve_path("../notes/CSAPP/index.md", here) == (SERIES, "notes/CSAPP")
+    assert index.resolve_path("../notes/CSAPP/index.md", here) == (
+        SERIES,
+        "notes/CSAPP",
+    )
     assert index.resolve_path("nowhere.md", here) is None
     assert index.resolve_wiki("2-smem", here) == (POST, "cuda/2-smem.md")
-    assert index.resolve_wiki("smem", here) == (POST, "cuda/smem.md")  # same folder wins
+    assert index.resolve_wiki("smem", here) == (
+        POST,
+        "cuda/smem.md",
+    )  # same folder wins
     assert index.resolve_wiki("smem", "other.md") == (POST, "cuda/smem.md")
     assert index.resolve_wiki("notes/smem", here) == (POST, "notes/smem.md")
     assert index.resolve_wiki("shared memory", here) == (POST, "cuda/2-smem.md")
