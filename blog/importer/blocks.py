@@ -21,8 +21,6 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from mdit_py_plugins.amsmath import amsmath_plugin
-from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from blog.rendering import (
@@ -33,8 +31,7 @@ from blog.rendering import (
 )
 from blog.rendering.markdown import (
     CALLOUT_TYPES,
-    _bracket_math_block,
-    _bracket_math_inline,
+    math_plugin,
 )
 
 from .assets import AssetFinder, local_part
@@ -95,22 +92,7 @@ def _build() -> MarkdownIt:
     )
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
-    md.use(
-        dollarmath_plugin,
-        allow_labels=False,
-        allow_space=False,
-        allow_digits=False,
-        allow_blank_lines=False,
-        double_inline=True,
-    )
-    md.use(amsmath_plugin)
-    md.inline.ruler.before("escape", "math_bracket_inline", _bracket_math_inline)
-    md.block.ruler.before(
-        "fence",
-        "math_bracket_block",
-        _bracket_math_block,
-        {"alt": ["paragraph", "reference", "blockquote", "list"]},
-    )
+    md.use(math_plugin)
     return md
 
 

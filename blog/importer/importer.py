@@ -545,8 +545,7 @@ class Importer:
         if existing is not None:
             page = PostPage.objects.get(pk=existing.pk).get_latest_revision_as_object()
         else:
-            page = PostPage()
-            self._check_slug(parent, source.slug, source)
+            page, _ = self._adopt(parent, source, PostPage)
         date = source.date
         updated = front.updated or date
         if updated < date:
@@ -578,7 +577,7 @@ class Importer:
             ).get_latest_revision_as_object()
             adopted = False
         else:
-            page, adopted = self._adopt_series(parent, source)
+            page, adopted = self._adopt(parent, source, SeriesPage)
         if source.path is not None or not adopted:
             page.title = source.title
         page.slug = source.slug
@@ -600,23 +599,19 @@ class Importer:
         page.source_hash = source.hash
         return self._store(page, parent, source, resolved, [])
 
-    def _adopt_series(self, parent: Page, source: Source) -> tuple[SeriesPage, bool]:
-        """Return a new SeriesPage, or the one already at this slug if never imported.
+    def _adopt(self, parent: Page, source: Source, model: type[Page]):
+        """Return (page, adopted): a new page, or the one at this slug if never imported.
 
-        A section made by hand (`/notes/`) is taken over by the folder of the same
-        name rather than failing the whole folder.
+        A section or post made in the admin (`/notes/`, or a post restored from an
+        export into the same site) is taken over by the file or folder of the same
+        slug, with a new revision, rather than failing it.
         """
         sibling = parent.get_children().filter(slug=source.slug).specific().first()
         if sibling is None:
-            return SeriesPage(), False
-        if isinstance(sibling, SeriesPage) and not sibling.source_path:
+            return model(), False
+        if isinstance(sibling, model) and not sibling.source_path:
             return sibling.get_latest_revision_as_object(), True
         raise FileFailed(_slug_taken(sibling, source.slug))
-
-    def _check_slug(self, parent: Page, slug: str, source: Source) -> None:
-        sibling = parent.get_children().filter(slug=slug).specific().first()
-        if sibling is not None:
-            raise FileFailed(_slug_taken(sibling, slug))
 
     def _store(
         self,

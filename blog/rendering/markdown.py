@@ -284,13 +284,12 @@ def _render_math(
     return _display_math(token.content)
 
 
-def _build() -> MarkdownIt:
-    """Return the configured parser; built once per process."""
-    md = MarkdownIt(
-        "commonmark", {"html": False, "linkify": False, "typographer": False}
-    )
-    md.enable(["table", "strikethrough"])
-    md.use(footnote_plugin)
+def math_plugin(md: MarkdownIt, *, blocks: bool = True) -> None:
+    """Teach ``md`` the math syntax this site reads, for every parser to share.
+
+    ``$…$`` and ``\\(…\\)`` inline (``$5 or $10`` stays text), ``$$…$$`` display,
+    and with ``blocks`` also ``\\[…\\]`` and amsmath environments on their own lines.
+    """
     md.use(
         dollarmath_plugin,
         allow_labels=False,
@@ -299,14 +298,25 @@ def _build() -> MarkdownIt:
         allow_blank_lines=False,
         double_inline=True,
     )
-    md.use(amsmath_plugin)
     md.inline.ruler.before("escape", "math_bracket_inline", _bracket_math_inline)
-    md.block.ruler.before(
-        "fence",
-        "math_bracket_block",
-        _bracket_math_block,
-        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    if blocks:
+        md.use(amsmath_plugin)
+        md.block.ruler.before(
+            "fence",
+            "math_bracket_block",
+            _bracket_math_block,
+            {"alt": ["paragraph", "reference", "blockquote", "list"]},
+        )
+
+
+def _build() -> MarkdownIt:
+    """Return the configured parser; built once per process."""
+    md = MarkdownIt(
+        "commonmark", {"html": False, "linkify": False, "typographer": False}
     )
+    md.enable(["table", "strikethrough"])
+    md.use(footnote_plugin)
+    md.use(math_plugin)
     md.core.ruler.after("block", "callouts", _callouts)
     md.core.ruler.after("inline", "heading_anchors", _heading_anchors)
     for name in _MATH_TOKENS:

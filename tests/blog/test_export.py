@@ -44,7 +44,7 @@ from blog.exporter.richtext import (
 )
 from blog.exporter.tree import ExportError, export_site
 from blog.models import ArchivePage, PostPage, TagIndexPage
-from blog.rendering.markdown import _bracket_math_inline
+from blog.rendering.markdown import math_plugin
 from series.models import SeriesPage
 
 # --- Reading Markdown back -------------------------------------------------
@@ -56,15 +56,7 @@ from series.models import SeriesPage
 
 def _reader() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
-    md.use(
-        dollarmath_plugin,
-        allow_labels=False,
-        allow_space=False,
-        allow_digits=False,
-        allow_blank_lines=False,
-        double_inline=True,
-    )
-    md.inline.ruler.before("escape", "math_bracket_inline", _bracket_math_inline)
+    md.use(math_plugin, blocks=False)
     md.disable("text_join")  # keep escapes apart, to tell "\$" from "$"
 
     def math(self, tokens, idx, options, env):

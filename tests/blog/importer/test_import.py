@@ -372,7 +372,8 @@ def test_a_new_target_makes_its_linking_file_import_again(vault, run_import):
 def test_bad_files_fail_alone_and_are_named_with_their_line(
     broken_vault, run_import, home
 ):
-    PostPageFactory(parent=home, slug="clash", title="Made by hand")
+    # A section made by hand holds the slug: a post can't take it over.
+    SeriesPageFactory(parent=home, slug="clash", title="Made by hand")
     (broken_vault / "clash.md").write_text(
         "---\ntitle: Clash\n---\n\n![unique](clash.png)\n", "utf-8"
     )
@@ -540,3 +541,21 @@ def test_progress_and_the_file_list_on_request(vault, run_import):
     run = run_import(vault, "--progress", "--verbosity", "2")
     assert "[16/16]" in run.err  # 11 posts and 5 series
     assert "  created  cuda/2-shared-memory.md" in run.out
+
+
+def test_a_post_made_in_the_admin_is_taken_over_by_the_file_of_its_slug(
+    tmp_path, run_import, home
+):
+    """Restoring an export into the same site revises its pages, never fails."""
+    made = PostPageFactory(parent=home, slug="restored", title="Made by hand")
+    revisions = made.revisions.count()
+    (tmp_path / "restored.md").write_text(
+        "---\ntitle: From the file\ndate: 2026-09-01\n---\n\nBody $x$.\n", "utf-8"
+    )
+    run = run_import(tmp_path)
+    assert run.error is None, run.out
+    page = PostPage.objects.get(pk=made.pk)
+    assert page.title == "From the file"
+    assert page.source_path == "restored.md"
+    assert page.revisions.count() == revisions + 1
+    assert PostPage.objects.filter(slug="restored").count() == 1
