@@ -8,10 +8,10 @@ PORT ?= 8000
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install run serve test lint format check migrate demo clean
+.PHONY: help install run serve test e2e audit lint format check migrate demo clean
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -38,8 +38,14 @@ serve: install ## Serve with gunicorn and production settings (needs SECRET_KEY,
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	DJANGO_SETTINGS_MODULE=config.settings.production $(VENV)/bin/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2
 
-test: install ## Run the test suite
-	$(PY) -m pytest
+test: install ## Run the test suite (extra pytest options: PYTEST_ARGS="-m 'not e2e'")
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+e2e: install ## Browser, HTML-validity and accessibility checks only (Chromium, Java)
+	$(PY) -m pytest tests/e2e tests/html
+
+audit: install ## Lighthouse scores of home and the longest math post (Chromium)
+	$(PY) scripts/audit.py
 
 lint: install ## Lint Python and check template formatting
 	$(VENV)/bin/ruff check .
@@ -58,4 +64,4 @@ check: install ## What CI runs: Django checks, missing migrations, lint, tests
 	$(MAKE) test
 
 clean: ## Remove the virtualenv, node_modules, the SQLite database and media
-	rm -rf $(VENV) node_modules db.sqlite3 media staticfiles .admin-login
+	rm -rf $(VENV) node_modules db.sqlite3 media staticfiles .admin-login test-artifacts

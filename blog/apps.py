@@ -24,6 +24,13 @@ class BlogConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from wagtail.signals import page_published
+
+        from blog.models import PostPage
         from blog.rendering.cache import set_store
+        from blog.search import reindex_published_post
 
         set_store(DjangoRenderStore())
+        page_published.connect(
+            reindex_published_post, sender=PostPage, dispatch_uid="search"
+        )

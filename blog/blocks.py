@@ -6,7 +6,7 @@ renderers escape their input; templates only place it.
 
 from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from wagtail import blocks
 from wagtail.contrib.table_block.blocks import TableBlock as WagtailTableBlock
@@ -59,12 +59,25 @@ GROUP_MEDIA = "媒体"
 MATH_HELP = "行内公式写作 $…$ 或 \\(…\\)；字面的美元符号写作 \\$。"
 
 
-def inline_html(text: str | None):
+def is_feed(context) -> bool:
+    """Return True when rendering for a feed (``{"feed": True}`` in the context).
+
+    Feed readers drop our CSS: math goes out as MathML only, code inline-styled.
+    """
+    return bool((context or {}).get("feed"))
+
+
+def math_output(context) -> str:
+    """Return KaTeX's output option for this render."""
+    return "mathml" if is_feed(context) else "htmlAndMathml"
+
+
+def inline_html(text: str | None, context=None):
     """Return plain text as HTML with its inline math typeset.
 
     Safe to mark: the renderer escapes everything that is not KaTeX output.
     """
-    return mark_safe(render_inline_text(text or ""))  # noqa: S308
+    return mark_safe(render_inline_text(text or "", math_output(context)))  # noqa: S308
 
 
 def _raise_math_errors(messages: list[str]) -> None:
@@ -117,7 +130,7 @@ class HeadingBlock(blocks.StructBlock):
         context["anchor"] = (parent_context or {}).get("heading_anchor") or (
             slugify_anchor(value["text"])
         )
-        context["html"] = inline_html(value["text"])
+        context["html"] = inline_html(value["text"], parent_context)
         return context
 
 
@@ -148,7 +161,9 @@ class ParagraphBlock(blocks.RichTextBlock):
         context = super().get_context(value, parent_context=parent_context)
         # The rich-text HTML is Wagtail's own sanitised output; math is rendered
         # inside its text nodes only.
-        context["html"] = mark_safe(render_inline_html(str(value)))  # noqa: S308
+        context["html"] = mark_safe(  # noqa: S308
+            render_inline_html(str(value), math_output(parent_context))
+        )
         return context
 
 
@@ -193,6 +208,7 @@ class MarkdownBlock(CodeTextBlock):
                 value,
                 doc_id=block_id[:8],
                 anchors=parent_context.get("heading_anchors"),
+                feed=is_feed(parent_context),
             )
         )
         return context
@@ -271,6 +287,7 @@ class CodeBlock(blocks.StructBlock):
                 value["language"],
                 highlight_lines=lines,
                 line_numbers=bool(value.get("line_numbers")),
+                inline_styles=is_feed(parent_context),
             )
         )
         return context
@@ -310,7 +327,9 @@ class MathBlock(blocks.StructBlock):
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
-        context["html"] = mark_safe(render_math_safe(value["tex"], display=True))  # noqa: S308  KaTeX escapes
+        context["html"] = mark_safe(  # noqa: S308  KaTeX escapes
+            render_math_safe(value["tex"], True, math_output(parent_context))
+        )
         # Editors write "1" or "(1)"; the template adds the brackets.
         context["label"] = (value.get("label") or "").strip().strip("()（）")
         return context
@@ -346,7 +365,7 @@ class ImageBlock(blocks.StructBlock):
         context = super().get_context(value, parent_context=parent_context)
         image = value.get("image")
         context["alt"] = value.get("alt") or (image.title if image else "")
-        context["caption_html"] = inline_html(value.get("caption"))
+        context["caption_html"] = inline_html(value.get("caption"), parent_context)
         return context
 
 
@@ -391,7 +410,7 @@ class TableBlock(WagtailTableBlock):
         if not value:
             return ""
         rows = [
-            [inline_html(cell or "") for cell in row]  # noqa: S308
+            [inline_html(cell or "", context) for cell in row]
             for row in value.get("data") or []
         ]
         header = rows[0] if rows and value.get("first_row_is_table_header") else None
@@ -402,7 +421,7 @@ class TableBlock(WagtailTableBlock):
                 "header": header,
                 "rows": rows[1:] if header else rows,
                 "first_col_is_header": bool(value.get("first_col_is_header")),
-                "caption_html": inline_html(value.get("table_caption")),
+                "caption_html": inline_html(value.get("table_caption"), context),
             },
         )
 
@@ -433,7 +452,7 @@ class CalloutBlock(blocks.StructBlock):
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
         context["kind_label"] = dict(CALLOUT_KINDS)[value["kind"]].split()[0]
-        context["title_html"] = inline_html(value.get("title"))
+        context["title_html"] = inline_html(value.get("title"), parent_context)
         return context
 
 
@@ -502,8 +521,18 @@ class HtmlFigureBlock(blocks.StructBlock):
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
-        context["caption_html"] = inline_html(value.get("caption"))
+        context["caption_html"] = inline_html(value.get("caption"), parent_context)
         return context
+
+    def render(self, value, context=None):
+        # Feed readers strip iframes (and would not run the figure): link to
+        # the post instead. `page_url` is the post's absolute URL.
+        if is_feed(context):
+            return format_html(
+                '<p><a href="{}">交互式图：在网页中查看</a></p>',
+                context.get("page_url") or "",
+            )
+        return super().render(value, context)
 
 
 class PostBodyBlock(blocks.StreamBlock):

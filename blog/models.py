@@ -3,25 +3,32 @@
 import datetime
 from itertools import groupby
 
+from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import models
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q
+from django.db.models.functions import Cast, Length, Substr
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.functional import cached_property
+from django.utils.safestring import mark_safe
 from modelcluster.contrib.taggit import ClusterTaggableManager
 from modelcluster.fields import ParentalKey
 from taggit.models import Tag, TaggedItemBase
 from wagtail.admin.panels import FieldPanel, MultiFieldPanel
 from wagtail.contrib.routable_page.models import RoutablePageMixin, path, re_path
 from wagtail.fields import RichTextField, StreamField
-from wagtail.models import Page, PageManager
+from wagtail.models import Page, PageManager, PageViewRestriction, ReferenceIndex
 from wagtail.query import PageQuerySet
 from wagtail.search import index
 
+from blog import reading
 from blog.blocks import PostBodyBlock, body_anchors, body_headings
 from blog.forms import PostPageForm
+from blog.rendering import render_inline_text
 from series.models import SeriesPage
 
 POSTS_PER_PAGE = 20
@@ -42,6 +49,13 @@ class PostPageQuerySet(PageQuerySet):
             "tagged_items", queryset=PostTag.objects.select_related("tag")
         )
         return self.defer_streamfields().prefetch_related(tags)
+
+    def for_feed(self):
+        """Return live posts for a feed, newest first: bodies and tags included."""
+        tags = models.Prefetch(
+            "tagged_items", queryset=PostTag.objects.select_related("tag")
+        )
+        return self.live().prefetch_related(tags).order_by("-date", "-pk")
 
     def recently_updated(self):
         """Return live posts, most recently updated first."""
@@ -172,10 +186,10 @@ class PostPage(Page):
         FieldPanel("body"),
     ]
     settings_panels = Page.settings_panels + [FieldPanel("comments")]
+    # Title, summary, body and tags go to the index as one pre-tokenised text
+    # (see blog/search.py), so SQLite and PostgreSQL see the same words.
     search_fields = Page.search_fields + [
-        index.SearchField("summary"),
-        index.SearchField("body"),
-        index.RelatedFields("tags", [index.SearchField("name")]),
+        index.SearchField("search_text"),
         index.FilterField("date"),
         index.FilterField("updated"),
     ]
@@ -188,6 +202,34 @@ class PostPage(Page):
         super().clean()
         if self.updated and self.date and self.updated < self.date:
             raise ValidationError({"updated": "更新日期不能早于发布日期。"})
+
+    def get_sitemap_urls(self, request=None):
+        # The sitemap's lastmod is the last significant update, as readers see
+        # it, not the last time an editor pressed publish.
+        return [
+            {**entry, "lastmod": max(self.updated, self.date)}
+            for entry in super().get_sitemap_urls(request)
+        ]
+
+    @classmethod
+    def feed_response(cls, request, posts, *, title, link, subtitle=""):
+        """Return the Atom feed of ``posts``, a queryset of this model.
+
+        Series build their feed through this, reaching the post model by its
+        label (see series/models.py), so `series` never imports `blog`.
+        """
+        from blog.feeds import PostFeed
+
+        return PostFeed(posts, title=title, link=link, subtitle=subtitle)(request)
+
+    def search_text(self):
+        """Return what search indexes: title, summary, body, code and tags, as tokens."""
+        from blog.search import body_text, index_text
+
+        tags = " ".join(tag.name for tag in self.tags.all())
+        return index_text(
+            " ".join([self.title, self.summary, body_text(self.body), tags])
+        )
 
     @property
     def tag_list(self):
@@ -213,9 +255,107 @@ class PostPage(Page):
             )
         ]
 
+    @cached_property
+    def toc(self):
+        """Return the table of contents: dicts of anchor, level (2–4) and html.
+
+        The heading text is typeset here, inline math included, so the template
+        only places finished HTML.
+        """
+        return [
+            {
+                "anchor": anchor,
+                "level": int(level[1]),
+                # The renderer escapes everything that is not KaTeX output.
+                "html": mark_safe(render_inline_text(text)),  # noqa: S308
+            }
+            for anchor, text, level in self.headings()
+        ]
+
+    @cached_property
+    def reading_minutes(self) -> int:
+        """Return the estimated reading time in minutes (see blog/reading.py)."""
+        return reading.reading_minutes(self.body.raw_data)
+
+    @cached_property
+    def navigation(self):
+        """Return the breadcrumbs and the series' previous/next, from one query.
+
+        One query fetches the live ancestors below the home page (the
+        breadcrumbs) and, when the parent is a series read in explorer order,
+        the live posts beside this one.
+        Sections (ordered newest first) get no previous/next: their posts are
+        not meant to be read in sequence.
+        """
+        steplen = self.steplen
+        parent_path = self.path[:-steplen]
+        ancestor_paths = [
+            self.path[:end] for end in range(3 * steplen, len(self.path), steplen)
+        ]
+        in_series = models.Exists(
+            SeriesPage.objects.filter(
+                path=parent_path, ordering=SeriesPage.Ordering.EXPLORER
+            )
+        )
+        siblings = Q(
+            in_series,
+            path__startswith=parent_path,
+            depth=self.depth,
+            content_type=ContentType.objects.get_for_model(PostPage),
+        )
+        rows = list(
+            Page.objects.live()
+            .filter(Q(path__in=ancestor_paths) | siblings | Q(pk=self.pk))
+            .only("title", "url_path", "path", "depth", "content_type_id")
+            .order_by("path")
+        )
+        crumbs = [row for row in rows if row.path in ancestor_paths]
+        posts = [row for row in rows if row.depth == self.depth]
+        parent = crumbs[-1] if crumbs and crumbs[-1].path == parent_path else None
+        nav = {"breadcrumbs": crumbs, "series": None}
+        # A draft seen in preview is not among the live posts: no position.
+        position = next((i for i, row in enumerate(posts) if row.pk == self.pk), None)
+        if parent is not None and position is not None and len(posts) > 1:
+            nav["series"] = {
+                "page": parent,
+                "position": position + 1,
+                "count": len(posts),
+                "previous": posts[position - 1] if position > 0 else None,
+                "next": posts[position + 1] if position + 1 < len(posts) else None,
+            }
+        return nav
+
+    def backlinks(self):
+        """Return the live, public posts whose content links to this one.
+
+        Wagtail's reference index records every page link on save; one query
+        joins it, and excludes posts under a view restriction (Wagtail's
+        `public()` would cost a second query).
+        """
+        page_type = ContentType.objects.get_for_model(Page)
+        referrers = (
+            ReferenceIndex.get_references_to(self)
+            .filter(base_content_type=page_type)
+            .annotate(page_id=Cast("object_id", models.IntegerField()))
+            .values("page_id")
+        )
+        restricted = PageViewRestriction.objects.filter(
+            page__path=Substr(OuterRef("path"), 1, Length("page__path"))
+        )
+        return (
+            PostPage.objects.live()
+            .filter(pk__in=referrers)
+            .exclude(pk=self.pk)
+            .exclude(models.Exists(restricted))
+            .only("title", "url_path", "path", "depth", "content_type_id", "date")
+            .order_by("-date", "-pk")
+        )
+
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
-        context["breadcrumbs"] = self.get_ancestors().live().filter(depth__gt=2)
+        context["breadcrumbs"] = self.navigation["breadcrumbs"]
+        context["series_nav"] = self.navigation["series"]
+        context["backlinks"] = list(self.backlinks())
         return context
 
 
@@ -262,6 +402,20 @@ class TagIndexPage(RoutablePageMixin, Page):
             request,
             template="blog/tag_page.html",
             context_overrides={"tag": tag, "posts": page},
+        )
+
+    @re_path(r"^(?P<slug>[-\w]+)/feed/$")
+    def tag_feed(self, request, slug):
+        # Like the tag's page, a feed exists while a live post has the tag.
+        used = Tag.objects.filter(blog_posttag_items__content_object__live=True)
+        tag = get_object_or_404(used.distinct(), slug=slug)
+        return PostPage.feed_response(
+            request,
+            PostPage.objects.filter(tags=tag),
+            title=f"#{tag.name} · {settings.WAGTAIL_SITE_NAME}",
+            subtitle=f"标签 #{tag.name} 的最新文章",
+            link=self.get_url(request)
+            + self.reverse_subpage("tag_detail", args=[tag.slug]),
         )
 
 

@@ -7,11 +7,17 @@ from wagtail.admin import urls as wagtailadmin_urls
 from wagtail.contrib.sitemaps.views import sitemap
 from wagtail.documents import urls as wagtaildocs_urls
 
+from blog.feeds import site_feed
+from blog.social import social_image
+from blog.views import search
+
 urlpatterns = [
     path("django-admin/", admin.site.urls),
     path("admin/", include(wagtailadmin_urls)),
     path("documents/", include(wagtaildocs_urls)),
     path("sitemap.xml", sitemap, name="sitemap"),
+    path("feed/", site_feed, name="feed"),
+    path("social/<int:page_id>.png", social_image, name="social_image"),
     path(
         "robots.txt",
         TemplateView.as_view(template_name="robots.txt", content_type="text/plain"),
@@ -24,4 +30,7 @@ if settings.DEBUG:
 
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
 
-urlpatterns += [path("", include(wagtail_urls))]
+urlpatterns += [
+    path("search/", search, name="search"),
+    path("", include(wagtail_urls)),
+]

@@ -8,6 +8,7 @@ from django.apps import apps
 from django.core.paginator import Paginator
 from django.db import models
 from wagtail.admin.panels import FieldPanel
+from wagtail.contrib.routable_page.models import RoutablePageMixin, path
 from wagtail.fields import RichTextField
 from wagtail.models import Page, PageManager
 from wagtail.query import PageQuerySet
@@ -39,7 +40,7 @@ class SeriesPageQuerySet(PageQuerySet):
         return self.annotate(num_posts=models.Subquery(posts))
 
 
-class SeriesPage(Page):
+class SeriesPage(RoutablePageMixin, Page):
     """A folder of posts: a section, or a series read in order."""
 
     class Ordering(models.TextChoices):
@@ -107,6 +108,21 @@ class SeriesPage(Page):
         if hasattr(self, "num_posts"):
             return self.num_posts
         return post_model().objects.descendant_of(self).live().count()
+
+    @path("feed/")
+    def feed(self, request):
+        """Serve an Atom feed of the latest posts anywhere under this page.
+
+        The post model builds it (`feed_response`), reached by label like the
+        rest of this module.
+        """
+        return post_model().feed_response(
+            request,
+            post_model().objects.descendant_of(self),
+            title=self.title,
+            subtitle=f"「{self.title}」的最新文章",
+            link=self.get_url(request),
+        )
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)

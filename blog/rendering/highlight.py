@@ -171,11 +171,14 @@ def highlight(
     line_numbers: bool = False,
     start_line: int = 1,
     filename: str = "",
+    inline_styles: bool = False,
 ) -> str:
     """Return ``code`` as highlighted HTML; unknown languages come out as text.
 
     ``highlight_lines`` are the numbers a reader sees, so they count from
     ``start_line`` (with the default start of 1, the first line is 1). Never raise.
+    ``inline_styles`` puts the light theme's colours in ``style`` attributes
+    instead of classes, for feed readers, which drop our stylesheet.
     """
     alias = normalise_language(language)
     try:
@@ -195,6 +198,8 @@ def highlight(
         linenos="table" if line_numbers else False,
         linenostart=start_line,
         filename=filename,
+        noclasses=inline_styles,
+        style=LIGHT_STYLE,
     )
     rendered = pygments_highlight(code, lexer, formatter)
     # Pygments' <code> has no class; the first one is the code (line numbers in

@@ -146,7 +146,12 @@ def find_inline_math(text: str) -> list[InlineMath]:
     ]
 
 
-def _render_segment(text: str, *, unescape: Callable[[str], str] | None) -> str:
+def _render_segment(
+    text: str,
+    *,
+    unescape: Callable[[str], str] | None,
+    math_output: str = "htmlAndMathml",
+) -> str:
     """Return ``text`` with formulas rendered and literal pieces escaped.
 
     With ``unescape`` set, ``text`` is already HTML: literal pieces are kept
@@ -156,16 +161,19 @@ def _render_segment(text: str, *, unescape: Callable[[str], str] | None) -> str:
     for kind, _start, _end, value in _tokens(text):
         if kind == "math":
             tex = unescape(value) if unescape else value
-            parts.append(render_math_safe(tex))
+            parts.append(render_math_safe(tex, output=math_output))
         else:
             parts.append(value if unescape else html.escape(value))
     return "".join(parts)
 
 
 @memoize("inline-text")
-def render_inline_text(text: str) -> str:
-    """Return plain ``text`` as escaped HTML with its inline math rendered."""
-    return _render_segment(text, unescape=None)
+def render_inline_text(text: str, math_output: str = "htmlAndMathml") -> str:
+    """Return plain ``text`` as escaped HTML with its inline math rendered.
+
+    ``math_output`` is KaTeX's output option (``"mathml"`` for feeds).
+    """
+    return _render_segment(text, unescape=None, math_output=math_output)
 
 
 # Elements whose text is never scanned for math. Script/style/textarea content is
@@ -219,14 +227,17 @@ def _html_pieces(markup: str) -> Iterator[tuple[bool, str]]:
 
 
 @memoize("inline-html")
-def render_inline_html(markup: str) -> str:
+def render_inline_html(markup: str, math_output: str = "htmlAndMathml") -> str:
     """Return rich-text ``markup`` with inline math in its text nodes rendered.
 
     Tags, attribute values and the text of code, pre, script and style elements
     are left untouched; text without math comes back byte-for-byte.
+    ``math_output`` is KaTeX's output option (``"mathml"`` for feeds).
     """
     return "".join(
-        _render_segment(piece, unescape=_unescape) if scan else piece
+        _render_segment(piece, unescape=_unescape, math_output=math_output)
+        if scan
+        else piece
         for scan, piece in _html_pieces(markup)
     )
 

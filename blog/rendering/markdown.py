@@ -238,7 +238,7 @@ def _render_fence(
     info = token.info.strip()
     language = _fence_language(info)
     if language.lower() == "math":
-        return _display_math(token.content)
+        return _display_math(token.content, _math_output(env))
     highlight_lines: list[int] = []
     if lines := _FENCE_LINES.search(info):
         try:
@@ -250,6 +250,7 @@ def _render_fence(
     return highlight(
         token.content,
         language,
+        inline_styles=bool(env.get("feed")),
         highlight_lines=highlight_lines,
         line_numbers=linenos is not None,
         start_line=int(linenos.group(1) or 1) if linenos else 1,
@@ -263,12 +264,17 @@ def _render_code_block(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
 ) -> str:
     """Return an indented code block in the same frame as fenced code."""
-    return highlight(tokens[idx].content, "text")
+    return highlight(tokens[idx].content, "text", inline_styles=bool(env.get("feed")))
 
 
-def _display_math(tex: str) -> str:
+def _math_output(env: Any) -> str:
+    """Return KaTeX's output option: MathML alone in feeds."""
+    return "mathml" if env.get("feed") else "htmlAndMathml"
+
+
+def _display_math(tex: str, output: str = "htmlAndMathml") -> str:
     """Return a display formula in its block wrapper."""
-    return f'<div class="math-display">{render_math_safe(tex, True)}</div>\n'
+    return f'<div class="math-display">{render_math_safe(tex, True, output)}</div>\n'
 
 
 def _render_math(
@@ -276,12 +282,13 @@ def _render_math(
 ) -> str:
     """Return one math token rendered by KaTeX."""
     token = tokens[idx]
+    output = _math_output(env)
     if token.type == "math_inline":
-        return render_math_safe(token.content, False)
+        return render_math_safe(token.content, False, output)
     if token.type == "math_inline_double":
-        rendered = render_math_safe(token.content, True)
+        rendered = render_math_safe(token.content, True, output)
         return f'<span class="math-display">{rendered}</span>'
-    return _display_math(token.content)
+    return _display_math(token.content, output)
 
 
 def math_plugin(md: MarkdownIt, *, blocks: bool = True) -> None:
@@ -332,15 +339,23 @@ _md = _build()
 
 @memoize("markdown")
 def render_markdown(
-    text: str, *, doc_id: str = "", anchors: Sequence[str] | None = None
+    text: str,
+    *,
+    doc_id: str = "",
+    anchors: Sequence[str] | None = None,
+    feed: bool = False,
 ) -> str:
     """Return ``text`` rendered as safe HTML.
 
     ``doc_id`` prefixes footnote ids, for pages holding several Markdown blocks.
     ``anchors`` are the ids of the text's headings, in order, when the page
     numbers them together with its other headings (see `markdown_headings`).
+    ``feed`` renders for feed readers: math as MathML only, code with inline
+    styles.
     """
     env: dict = {"docId": doc_id} if doc_id else {}
+    if feed:
+        env["feed"] = True
     if anchors is not None:
         env["anchors"] = list(anchors)
     return _md.render(text, env)

@@ -30,11 +30,11 @@ TIMEOUT_SECONDS = 5.0
 # a \gdef in one formula must not leak into the next (results are cached, so
 # rendering has to be order-independent).
 _WRAPPER_JS = """
-var __blogRenderMath = function (tex, displayMode) {
+var __blogRenderMath = function (tex, displayMode, output) {
   try {
     return "ok:" + katex.renderToString(tex, {
       displayMode: displayMode,
-      output: "htmlAndMathml",
+      output: output,
       throwOnError: true,
       trust: false,
       strict: "ignore",
@@ -48,6 +48,12 @@ var __blogRenderMath = function (tex, displayMode) {
   }
 };
 """
+
+
+# KaTeX's `output` option: HTML for the page (with MathML for screen readers), or
+# MathML alone for feed readers, which drop KaTeX's CSS and would show the HTML
+# spans as garbled text.
+OUTPUTS = ("htmlAndMathml", "mathml")
 
 
 class MathError(ValueError):
@@ -139,12 +145,15 @@ def katex_version() -> str:
 
 
 @memoize("katex")
-def _katex(tex: str, display: bool) -> str:
+def _katex(tex: str, display: bool, output: str = "htmlAndMathml") -> str:
     """Return ``"ok:" + html`` or ``"err:" + KaTeX's message`` for one formula.
 
     KaTeX errors are results (deterministic, so worth caching); a timeout is not.
     """
-    call = f"__blogRenderMath({json.dumps(tex)}, {'true' if display else 'false'})"
+    call = (
+        f"__blogRenderMath({json.dumps(tex)}, {'true' if display else 'false'}, "
+        f"{json.dumps(output)})"
+    )
     try:
         result = _racer().eval(call, timeout_sec=TIMEOUT_SECONDS)
     except JSTimeoutException:
@@ -155,15 +164,20 @@ def _katex(tex: str, display: bool) -> str:
     return str(result)
 
 
-def render_math(tex: str, display: bool = False) -> str:
-    """Return KaTeX HTML (with MathML) for ``tex``; raise MathError if invalid."""
+def render_math(tex: str, display: bool = False, output: str = "htmlAndMathml") -> str:
+    """Return KaTeX HTML (with MathML) for ``tex``; raise MathError if invalid.
+
+    ``output="mathml"`` returns MathML only, for feeds.
+    """
+    if output not in OUTPUTS:
+        raise ValueError(f"output must be one of {OUTPUTS}, not {output!r}")
     if len(tex) > MAX_TEX_LENGTH:
         raise MathError(
             f"Formula is too long ({len(tex)} characters; "
             f"the limit is {MAX_TEX_LENGTH})",
             tex,
         )
-    result = _katex(tex, bool(display))
+    result = _katex(tex, bool(display), output)
     if result.startswith("ok:"):
         return result[3:]
     raise MathError(result.removeprefix("err:"), tex)
@@ -187,9 +201,11 @@ def math_error_html(tex: str, message: str, display: bool = False) -> str:
     )
 
 
-def render_math_safe(tex: str, display: bool = False) -> str:
+def render_math_safe(
+    tex: str, display: bool = False, output: str = "htmlAndMathml"
+) -> str:
     """Return KaTeX HTML for ``tex``, or an escaped fallback if it is invalid."""
     try:
-        return render_math(tex, display)
+        return render_math(tex, display, output)
     except MathError as exc:
         return math_error_html(tex, exc.message, display)

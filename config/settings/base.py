@@ -164,7 +164,16 @@ WAGTAIL_SITE_NAME = os.environ.get("SITE_NAME", "刘芷溢的博客")
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
 WAGTAIL_ALLOW_UNICODE_SLUGS = True
 WAGTAIL_I18N_ENABLED = False
-WAGTAILSEARCH_BACKENDS = {"default": {"BACKEND": "wagtail.search.backends.database"}}
+# Search (blog/search.py): posts are indexed as text already cut into words
+# (jieba for Chinese, Snowball stems for English, split code identifiers), so
+# PostgreSQL must not stem again: the "simple" configuration only lower-cases.
+# SQLite's FTS5 (unicode61) splits the same text on the same spaces.
+WAGTAILSEARCH_BACKENDS = {
+    "default": {
+        "BACKEND": "wagtail.search.backends.database",
+        "SEARCH_CONFIG": "simple",
+    }
+}
 WAGTAILIMAGES_FORMAT_CONVERSIONS = {"bmp": "png", "gif": "gif"}
 WAGTAILEMBEDS_RESPONSIVE_HTML = True
 TAGGIT_CASE_INSENSITIVE = True

@@ -1,0 +1,153 @@
+"""Atom feeds with full content: the whole site, one tag, one series.
+
+Each feed lists the latest posts by date with their whole body, rendered for
+feed readers (``{"feed": True}`` in the block context): math as MathML only,
+code with inline styles, the interactive figure as a link, every URL absolute.
+"""
+
+import datetime
+import re
+from urllib.parse import urljoin
+
+from django.conf import settings
+from django.contrib.syndication.views import Feed
+from django.utils import timezone
+from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import escape
+from wagtail.models import Site
+
+from blog.models import HomePage, PostPage
+
+FEED_LENGTH = 20
+
+# The "#" link beside each heading: a page affordance, noise in a feed reader.
+_HEADING_ANCHOR = re.compile(r'<a class="heading-anchor"[^>]*>#</a>')
+# Attributes holding one URL, and srcset's comma-separated "URL width" list.
+# Our renderers and templates always double-quote attribute values.
+_URL_ATTR = re.compile(r'\b(href|src|poster)="([^"]*)"')
+_SRCSET_ATTR = re.compile(r'\bsrcset="([^"]*)"')
+
+
+def absolutize_urls(html: str, base: str) -> str:
+    """Return ``html`` with relative URLs resolved against ``base``.
+
+    Feed readers resolve relative URLs unreliably (against the feed, the site or
+    not at all), so anchors, images and links all go out absolute.
+    """
+
+    def one(match: re.Match) -> str:
+        return f'{match.group(1)}="{urljoin(base, match.group(2))}"'
+
+    def srcset(match: re.Match) -> str:
+        candidates = []
+        for candidate in match.group(1).split(","):
+            url, _, descriptor = candidate.strip().partition(" ")
+            candidates.append(f"{urljoin(base, url)} {descriptor}".strip())
+        return f'srcset="{", ".join(candidates)}"'
+
+    return _SRCSET_ATTR.sub(srcset, _URL_ATTR.sub(one, html))
+
+
+def as_datetime(date: datetime.date) -> datetime.datetime:
+    """Return midnight of ``date`` in the site's time zone."""
+    return datetime.datetime.combine(
+        date, datetime.time.min, tzinfo=timezone.get_default_timezone()
+    )
+
+
+class AtomContentFeed(Atom1Feed):
+    """Atom 1.0 with each entry's full HTML in ``<content type="html">``."""
+
+    def add_item_elements(self, handler, item):
+        super().add_item_elements(handler, item)
+        if item.get("content"):
+            handler.addQuickElement("content", item["content"], {"type": "html"})
+
+
+class PostFeed(Feed):
+    """The latest posts of ``posts`` (a PostPage queryset), full content."""
+
+    feed_type = AtomContentFeed
+    language = "zh-CN"
+
+    def __init__(self, posts, *, title: str, link: str, subtitle: str = ""):
+        super().__init__()
+        self.posts = posts
+        self.title = title
+        self.link = link
+        self.subtitle = subtitle
+
+    def get_object(self, request, *args, **kwargs):
+        self.request = request
+        self.site = Site.find_for_request(request)
+        return None
+
+    def author_name(self):
+        """Return the author named on the site's home page.
+
+        Pages routed by Wagtail (tag and series feeds) have the root page and
+        its specific page cached on the request's Site already.
+        """
+        root = self.site.root_page.specific if self.site else None
+        return (root.author or None) if isinstance(root, HomePage) else None
+
+    def items(self):
+        return self.posts.for_feed()[:FEED_LENGTH]
+
+    def item_title(self, item):
+        return item.title
+
+    def item_link(self, item):
+        return item.get_url(self.request)
+
+    def item_description(self, item):
+        # Atom <summary type="html">: the summary is plain text.
+        return escape(item.summary)
+
+    def item_guid(self, item):
+        # Stable across renames and moves: the page id, and the host and date
+        # of first publication (RFC 4151 tag URI).
+        return f"tag:{self.request.get_host()},{item.date:%Y-%m-%d}:post/{item.pk}"
+
+    def item_guid_is_permalink(self, item):
+        return False
+
+    def item_pubdate(self, item):
+        return as_datetime(item.date)
+
+    def item_updateddate(self, item):
+        return as_datetime(max(item.updated, item.date))
+
+    def item_categories(self, item):
+        return [tag.name for tag in item.tag_list]
+
+    def item_extra_kwargs(self, item):
+        return {"content": self.item_content(item)}
+
+    def item_content(self, item) -> str:
+        """Return the post's body rendered for feed readers, URLs absolute."""
+        url = self.request.build_absolute_uri(item.get_url(self.request))
+        html = item.body.render_as_block(
+            context={
+                "feed": True,
+                "page": item,
+                "page_url": url,
+                "request": self.request,
+                "site_name": settings.WAGTAIL_SITE_NAME,
+            }
+        )
+        return absolutize_urls(_HEADING_ANCHOR.sub("", str(html)), url)
+
+
+def site_feed(request):
+    """Serve the latest posts of the whole site."""
+    site = Site.find_for_request(request)
+    posts = PostPage.objects.all()
+    if site is not None:
+        posts = posts.descendant_of(site.root_page)
+    return PostFeed(
+        posts,
+        title=settings.WAGTAIL_SITE_NAME,
+        subtitle="最近的文章",
+        link="/",
+    )(request)

@@ -1,0 +1,365 @@
+"""Full-text search of posts: Chinese, English and code, the same on SQLite and PostgreSQL.
+
+Mechanism: Wagtail's database search backend (FTS5 on SQLite, tsvector on
+PostgreSQL), fed text that this module has already cut into tokens. Neither
+database can segment Chinese, which has no spaces (FTS5's unicode61 would keep
+“对称量化是一种…” as one token; PostgreSQL's parsers likewise), and the two
+split and stem English and code differently (PostgreSQL reads `cp.async` as a
+host name, FTS5 as two words). So one normaliser, `index_tokens()`, runs in
+Python at index time and its twin, `query_tokens()`, on the query:
+
+- runs of Han characters go through jieba (`cut_for_search` when indexing, so
+  对称量化 is stored as 对称 量化; the precise `cut` for the query, so 量化 or
+  调度器 → 调度 器 are looked up as words), without its HMM guesser, so the same
+  text always gives the same words;
+- English words are lower-cased and Snowball-stemmed (concurrencies and
+  concurrency → concurr);
+- code identifiers are kept whole and split: `__syncthreads` → syncthreads,
+  `cp.async` → cp async cpasync, `cudaMemcpyAsync` → cuda memcpy async plus
+  the joined neighbours, so a query for a dotted or camel-cased name matches
+  the parts next to each other, not just anywhere in the post.
+
+Every token is plain ASCII `[a-z0-9]` or Han characters, separated by spaces:
+FTS5's unicode61 tokenizer and PostgreSQL's `simple` configuration (set in
+`WAGTAILSEARCH_BACKENDS`, so PostgreSQL does not stem again) both split that
+only on the spaces, so both databases see the same tokens and return the same
+posts. The query is their AND.
+
+Ranking: the backend scores each post (BM25 on SQLite, ts_rank on PostgreSQL),
+but the SQLite backend ignores field boosts, so "title hits first" is applied
+here: results are re-ordered by how many query tokens the title holds, then
+the summary, then the backend's order. That needs only the ids, titles and
+summaries of the matches, fetched in the search query itself; the page shown
+then costs one query for its posts and one for their tags. The number of
+matches considered is capped (`MAX_RESULTS`), which bounds the work per query.
+
+Why not an external engine: the blog runs out of the box on SQLite and is
+deployed on PostgreSQL; this adds two small pure-Python packages (jieba,
+snowballstemmer) and no service. Past ~100k posts, Wagtail's Elasticsearch or
+OpenSearch backend with an IK/smartcn analyzer replaces it (a setting).
+
+Changing the normaliser (or jieba's dictionary) changes the stored tokens:
+run `manage.py update_index` afterwards.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from django.db.models import Prefetch
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from wagtail.rich_text import get_text_for_indexing
+
+MAX_QUERY_LENGTH = 200
+MAX_QUERY_TOKENS = 16
+MAX_RESULTS = 500
+RESULTS_PER_PAGE = 10
+SNIPPET_CONTEXT = 60
+
+# Han ideographs (unified, extension A, compatibility): what jieba segments.
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# A run of Han characters, or an ASCII word or identifier whose parts are
+# joined by `.`, `::`, `-`, `/` or `->` (cp.async, std::vector, sm_80).
+_RUN_RE = re.compile(rf"[{_HAN}]+|[A-Za-z0-9_]+(?:(?:[.:/\-]|->)+[A-Za-z0-9_]+)*")
+_PART_SPLIT_RE = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SQUASH_RE = re.compile(rf"[^a-z0-9{_HAN}]+")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]+")
+_MAX_PART = 40
+_MAX_JOINED = 64
+# Left out of a query (not of the index) unless the query is nothing else.
+_QUERY_STOPWORDS = frozenset(
+    {"a", "an", "and", "are", "as", "at", "be", "by", "for", "in", "is", "of"}
+    | {"on", "or", "the", "to", "with", "的", "了", "是", "在", "和", "与", "及"}
+)
+
+
+@functools.cache
+def _jieba():
+    """Return jieba, its dictionary loaded (about a second, once per process)."""
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+@functools.cache
+def _stemmer():
+    """Return the Snowball English stemmer (Porter 2)."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=20000)
+def _stem(word: str) -> str:
+    """Return the stem of a lower-case English word; identifiers come out as-is."""
+    return _stemmer().stemWord(word)
+
+
+def _pieces(run: str) -> list[str]:
+    """Split an ASCII run at punctuation and underscores: `cp.async` → cp, async."""
+    return [p for p in _PART_SPLIT_RE.split(run) if p and len(p) <= _MAX_PART]
+
+
+def _forms(word: str) -> list[str]:
+    """Return a lower-case word and, if it differs, its stem."""
+    stem = _stem(word)
+    return [word] if stem == word else [word, stem]
+
+
+def _ascii_tokens(run: str, *, query: bool) -> list[str]:
+    """Return the tokens of a word or identifier.
+
+    The index holds every piece, its camelCase parts, neighbouring parts and
+    pieces joined, and the whole identifier joined, each with its stem. A query
+    asks for each piece (stemmed, not split at humps, so `ReLU` finds `relu`)
+    and for neighbouring pieces joined, so `cp.async` finds `cp` next to
+    `async`, not a post that merely has both words somewhere.
+    """
+    pieces = _pieces(run)
+    lowered = [piece.lower() for piece in pieces]
+    joins = [a + b for a, b in pairwise(lowered)]
+    if query:
+        return [_stem(piece) for piece in lowered] + joins
+    tokens = []
+    for piece in pieces:
+        parts = [part.lower() for part in _CAMEL_RE.split(piece) if part]
+        for part in parts:
+            tokens.extend(_forms(part))
+        if len(parts) > 1:
+            tokens.extend(_forms(piece.lower()))
+            for a, b in pairwise(parts):
+                tokens.extend(_forms(a + b))
+    for join in joins:
+        tokens.extend(_forms(join))
+    if len(lowered) > 2 and len(whole := "".join(lowered)) <= _MAX_JOINED:
+        tokens.extend(_forms(whole))
+    return tokens
+
+
+def _han_tokens(run: str, *, query: bool) -> list[str]:
+    jieba = _jieba()
+    cut = jieba.cut if query else jieba.cut_for_search
+    return [word for word in cut(run, HMM=False) if word.strip()]
+
+
+def _tokens(text: str, *, query: bool) -> Iterable[str]:
+    text = unicodedata.normalize("NFKC", text)
+    for match in _RUN_RE.finditer(text):
+        run = match.group()
+        if run[0] >= "\u3400":
+            yield from _han_tokens(run, query=query)
+        else:
+            yield from _ascii_tokens(run, query=query)
+
+
+def index_tokens(text: str) -> list[str]:
+    """Return the tokens stored for a text: words, stems, identifiers and parts."""
+    return list(_tokens(text, query=False))
+
+
+def index_text(text: str) -> str:
+    """Return a text as the space-separated tokens the search backend stores."""
+    return " ".join(index_tokens(text))
+
+
+def clean_query(raw: str | None) -> str:
+    """Return the query as typed, minus control characters, capped in length."""
+    text = _CONTROL_RE.sub(" ", raw or "")
+    return " ".join(text.split())[:MAX_QUERY_LENGTH].strip()
+
+
+def query_tokens(query: str) -> list[str]:
+    """Return the distinct tokens a post must all contain to match the query."""
+    tokens = list(dict.fromkeys(_tokens(query, query=True)))
+    meaningful = [t for t in tokens if t not in _QUERY_STOPWORDS]
+    return (meaningful or tokens)[:MAX_QUERY_TOKENS]
+
+
+# Plain text of a post body, from the stored JSON: no rendering, no queries.
+
+_RICH_TEXT_FIELDS = {"paragraph": None, "callout": ("body",), "quote": ("quote",)}
+_TEXT_FIELDS = {
+    "heading": ("text",),
+    "code": ("filename", "code"),
+    "math": ("tex", "label"),
+    "image": ("alt", "caption"),
+    "callout": ("title",),
+    "quote": ("source",),
+    "html_figure": ("caption",),  # Its HTML source is markup, not prose.
+}
+
+
+def _block_text(block_type: str, value) -> list[str]:
+    if block_type == "paragraph":
+        return [get_text_for_indexing(value or "")]
+    if block_type == "markdown":
+        return [value or ""]
+    if block_type == "table":
+        value = value or {}
+        cells = [c for row in value.get("data") or [] for c in row or [] if c]
+        return [value.get("table_caption") or "", *map(str, cells)]
+    if not isinstance(value, dict):
+        return []
+    texts = [str(value.get(name) or "") for name in _TEXT_FIELDS.get(block_type, ())]
+    texts += [
+        get_text_for_indexing(value.get(name) or "")
+        for name in _RICH_TEXT_FIELDS.get(block_type) or ()
+    ]
+    return texts
+
+
+def body_text(stream_value) -> str:
+    """Return the readable text of a body: prose, headings, code, TeX, captions."""
+    texts = []
+    for item in stream_value.raw_data:
+        texts.extend(_block_text(item.get("type", ""), item.get("value")))
+    return " ".join(" ".join(t.split()) for t in texts if t)
+
+
+# Highlighting.
+
+
+def _highlight_re(query: str, tokens: Sequence[str]) -> re.Pattern | None:
+    """Match the query's words and tokens in text; a stem matches its whole word."""
+    words = {w for w in unicodedata.normalize("NFKC", query).split() if w}
+    terms = sorted(words | set(tokens), key=len, reverse=True)
+    alternatives = []
+    for term in terms:
+        if term.isascii() and term.isalnum():
+            alternatives.append(rf"(?<![A-Za-z0-9]){re.escape(term)}[A-Za-z0-9]*")
+        else:
+            alternatives.append(re.escape(term))
+    if not alternatives:
+        return None
+    return re.compile("|".join(alternatives), re.IGNORECASE)
+
+
+def _marked(text: str, pattern: re.Pattern | None) -> SafeString:
+    """Escape text and wrap the pattern's matches in <mark>."""
+    if pattern is None:
+        return escape(text)
+    out, last = [], 0
+    for match in pattern.finditer(text):
+        if match.end() == match.start():
+            continue
+        out.append(escape(text[last : match.start()]))
+        out.append(f"<mark>{escape(match.group())}</mark>")
+        last = match.end()
+    out.append(escape(text[last:]))
+    # Every piece of text was escaped above; only our own <mark> tags are markup.
+    return mark_safe("".join(out))  # noqa: S308
+
+
+def _excerpt(text: str, pattern: re.Pattern | None) -> SafeString | None:
+    """Return ±SNIPPET_CONTEXT characters around the first match, highlighted."""
+    match = pattern.search(text) if pattern else None
+    if match is None:
+        return None
+    start = max(0, match.start() - SNIPPET_CONTEXT)
+    end = min(len(text), match.end() + SNIPPET_CONTEXT)
+    snippet = _marked(text[start:end], pattern)
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if end < len(text) else ""
+    return mark_safe(f"{prefix}{snippet}{suffix}")  # noqa: S308 (escaped above)
+
+
+# The search itself.
+
+
+@dataclass
+class Hit:
+    """A post found by a search, with its title and snippet highlighted."""
+
+    post: object
+    title: SafeString
+    snippet: SafeString
+
+
+@functools.lru_cache(maxsize=4096)
+def _token_set(text: str) -> frozenset[str]:
+    """Return the index tokens of a title or summary, remembered across searches."""
+    return frozenset(index_tokens(text))
+
+
+def _rank(matches, tokens: Sequence[str]) -> list[int]:
+    """Order ids: most query tokens in the title, then in the summary, then score."""
+
+    def hits(text: str) -> int:
+        # Segment only texts that may hold a token: most matches hold none.
+        squashed = _SQUASH_RE.sub("", unicodedata.normalize("NFKC", text).lower())
+        candidates = [token for token in tokens if token in squashed]
+        if not candidates:
+            return 0
+        present = _token_set(text)
+        return sum(token in present for token in candidates)
+
+    keyed = [
+        ((-hits(title), -hits(summary), position), pk)
+        for position, (pk, title, summary) in enumerate(matches)
+    ]
+    return [pk for _, pk in sorted(keyed)]
+
+
+def search_post_ids(query: str) -> list[int]:
+    """Return the ids of the live, public posts matching a query, best first.
+
+    One query for the view restrictions, one for the search.
+    """
+    from blog.models import PostPage
+
+    tokens = query_tokens(query)
+    if not tokens:
+        return []
+    results = (
+        PostPage.objects.live()
+        .public()
+        .only("title", "summary")
+        .search(" ".join(tokens), operator="and")
+    )
+    matches = [(post.pk, post.title, post.summary) for post in results[:MAX_RESULTS]]
+    return _rank(matches, tokens)
+
+
+def hits_for(ids: Sequence[int], query: str) -> list[Hit]:
+    """Load the posts of one page of results and highlight them: two queries."""
+    from blog.models import PostPage, PostTag
+
+    tokens = query_tokens(query)
+    pattern = _highlight_re(query, tokens)
+    posts = PostPage.objects.filter(pk__in=list(ids)).prefetch_related(
+        Prefetch("tagged_items", queryset=PostTag.objects.select_related("tag"))
+    )
+    by_id = {post.pk: post for post in posts}
+    hits = []
+    for pk in ids:
+        post = by_id.get(pk)
+        if post is None:
+            continue
+        snippet = (
+            _excerpt(body_text(post.body), pattern)
+            or _excerpt(post.summary, pattern)
+            or escape(post.summary or body_text(post.body)[: 2 * SNIPPET_CONTEXT])
+        )
+        hits.append(Hit(post=post, title=_marked(post.title, pattern), snippet=snippet))
+    return hits
+
+
+def reindex_published_post(sender, instance, **kwargs):
+    """Index a post again once publishing has saved its tags.
+
+    The index is updated when the page row is saved, before modelcluster
+    writes the tags; `page_published` comes after both.
+    """
+    from wagtail.search import index
+
+    index.insert_or_update_object(instance)

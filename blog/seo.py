@@ -1,0 +1,191 @@
+"""Metadata for every page's <head>: description, canonical URL, OpenGraph,
+Twitter card, feed autodiscovery and JSON-LD (BlogPosting, BreadcrumbList).
+
+`page_meta` gathers it from the template context; `templates/includes/meta.html`
+only places it. Absolute URLs are built from the request, so they are right
+behind a proxy whatever the Wagtail Site's hostname says.
+"""
+
+import json
+
+from django.conf import settings
+from django.db.models import Prefetch, prefetch_related_objects
+from django.urls import reverse
+from django.utils.html import strip_tags
+from django.utils.safestring import mark_safe
+from django.utils.text import Truncator
+from wagtail.models import Site
+
+from blog.models import HomePage, PostPage, PostTag
+from blog.social import social_image_url
+from series.models import SeriesPage
+
+DESCRIPTION_LENGTH = 160
+
+# Inside <script>, "</script" or "<!--" would end or confuse the element; as
+# JSON escapes these are the same strings to a JSON parser (as json_script does).
+_JSON_SCRIPT_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+
+
+def json_ld(data) -> str:
+    """Return ``data`` as JSON safe to place inside a <script> element."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # Safe to mark: every character that could end the element is escaped.
+    return mark_safe(text.translate(_JSON_SCRIPT_ESCAPES))  # noqa: S308
+
+
+def _plain(html: str) -> str:
+    return " ".join(strip_tags(html or "").split())
+
+
+class _Home:
+    """The site's home page: author and intro.
+
+    Wagtail routed the request from the site's root page and cached it, with
+    its specific page, on the request's Site: reading it costs no query.
+    """
+
+    def __init__(self, request):
+        site = Site.find_for_request(request) if request else None
+        root = site.root_page.specific if site else None
+        self.page = root if isinstance(root, HomePage) else None
+
+    @property
+    def author(self) -> str:
+        return self.page.author if self.page else ""
+
+    @property
+    def intro(self) -> str:
+        return _plain(self.page.intro) if self.page else ""
+
+
+def _description(page, tag, home: _Home) -> str:
+    if tag is not None:
+        return f"标签 #{tag.name} 下的文章。"
+    candidates = [
+        getattr(page, "search_description", ""),
+        getattr(page, "summary", ""),
+        _plain(getattr(page, "intro", "")),
+    ]
+    text = next((c for c in candidates if c and c.strip()), "") or home.intro
+    return Truncator(" ".join(text.split())).chars(DESCRIPTION_LENGTH)
+
+
+def _canonical_path(request, page) -> str:
+    """Return the page's path, with ?page=N for later pages of a listing.
+
+    The request's path, not the page's URL: routable pages (a tag) serve many
+    URLs. Previews are served elsewhere and fall back to the page's URL.
+    """
+    if getattr(request, "is_preview", False):
+        return page.get_url(request) or request.path
+    path = request.path
+    number = request.GET.get("page", "")
+    if number.isdigit() and int(number) > 1:
+        path += f"?page={number}"
+    return path
+
+
+def _breadcrumbs(context) -> list:
+    """Return the live ancestors the page shows as breadcrumbs, below home.
+
+    Taken from the view's context (posts supply them), never queried here: the
+    breadcrumb template iterates the same, now evaluated, queryset.
+    """
+    return list(context.get("breadcrumbs") or [])
+
+
+def page_meta(context) -> dict:
+    """Return the metadata for the page the template context renders."""
+    request = context.get("request")
+    page = context.get("page")
+    site_name = context.get("site_name") or settings.WAGTAIL_SITE_NAME
+    home = _Home(request)
+    absolute = request.build_absolute_uri if request else (lambda url: url)
+    feeds = [{"title": site_name, "url": absolute(reverse("feed"))}]
+    meta = {"site_name": site_name, "feeds": feeds, "locale": "zh_CN"}
+    if page is None or request is None:
+        meta["description"] = ""
+        return meta
+
+    tag = context.get("tag")
+    if tag is not None:
+        title = f"#{tag.name}"
+        tag_url = page.get_url(request) + page.reverse_subpage(
+            "tag_detail", args=[tag.slug]
+        )
+        feeds.append(
+            {"title": f"#{tag.name} · {site_name}", "url": absolute(tag_url + "feed/")}
+        )
+    elif isinstance(page, HomePage):
+        title = site_name
+    else:
+        title = page.seo_title or page.title
+    if isinstance(page, SeriesPage):
+        feeds.append(
+            {
+                "title": f"{page.title} · {site_name}",
+                "url": absolute(page.get_url(request) + "feed/"),
+            }
+        )
+
+    canonical = absolute(_canonical_path(request, page))
+    image_url = social_image_url(page)
+    image = absolute(image_url) if image_url else ""
+    is_post = isinstance(page, PostPage)
+    meta.update(
+        title=title,
+        description=_description(page, tag, home),
+        canonical=canonical,
+        image=image,
+        og_type="article" if is_post else "website",
+    )
+
+    crumbs = [(site_name, absolute("/"))]
+    crumbs += [
+        (crumb.title, absolute(crumb.get_url(request)))
+        for crumb in _breadcrumbs(context)
+    ]
+    if not isinstance(page, HomePage):
+        crumbs.append((page.title, absolute(page.get_url(request) or request.path)))
+    if tag is not None:
+        crumbs.append((title, canonical))
+    graph = [
+        {
+            "@type": "BreadcrumbList",
+            "itemListElement": [
+                {"@type": "ListItem", "position": n, "name": name, "item": url}
+                for n, (name, url) in enumerate(crumbs, start=1)
+            ],
+        }
+    ]
+
+    if is_post:
+        # Prefetch, so the post template's `page.tag_list` reuses this query.
+        prefetch_related_objects(
+            [page], Prefetch("tagged_items", PostTag.objects.select_related("tag"))
+        )
+        tags = [t.name for t in page.tag_list]
+        published = page.date.isoformat()
+        modified = max(page.updated, page.date).isoformat()
+        meta.update(published=published, modified=modified, tags=tags)
+        posting = {
+            "@type": "BlogPosting",
+            "headline": page.title,
+            "description": meta["description"],
+            "datePublished": published,
+            "dateModified": modified,
+            "inLanguage": "zh-CN",
+            "url": canonical,
+            "mainEntityOfPage": {"@type": "WebPage", "@id": canonical},
+            "publisher": {"@type": "Organization", "name": site_name},
+        }
+        if image:
+            posting["image"] = image
+        if home.author:
+            posting["author"] = {"@type": "Person", "name": home.author}
+        if tags:
+            posting["keywords"] = ", ".join(tags)
+        graph.insert(0, posting)
+    meta["json_ld"] = json_ld({"@context": "https://schema.org", "@graph": graph})
+    return meta

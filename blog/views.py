@@ -1,0 +1,37 @@
+"""Views outside the page tree: search."""
+
+from django.core.paginator import Paginator
+from django.template.response import TemplateResponse
+
+from blog.search import (
+    MAX_QUERY_LENGTH,
+    MAX_RESULTS,
+    RESULTS_PER_PAGE,
+    clean_query,
+    hits_for,
+    search_post_ids,
+)
+
+
+def search(request):
+    """Search live, public posts: `/search/?q=…&page=…`.
+
+    A fixed number of queries whatever the number of matches: view
+    restrictions, the search (ids, titles, summaries), the page's posts and
+    their tags, plus the header's. Junk in `page` shows the first or last page.
+    """
+    query = clean_query(request.GET.get("q"))
+    ids = search_post_ids(query) if query else []
+    page = Paginator(ids, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+    return TemplateResponse(
+        request,
+        "blog/search_results.html",
+        {
+            "query": query,
+            "search_query": query,  # Fills the header's search box.
+            "max_query_length": MAX_QUERY_LENGTH,
+            "results": page,
+            "hits": hits_for(page.object_list, query) if ids else [],
+            "capped": len(ids) >= MAX_RESULTS,
+        },
+    )

@@ -1,0 +1,5 @@
+/* Apply the saved theme before first paint; loaded blocking in <head>, so keep it tiny. */
+try {
+  var t = localStorage.getItem("theme");
+  if (t === "light" || t === "dark") document.documentElement.dataset.theme = t;
+} catch (e) {}

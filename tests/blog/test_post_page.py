@@ -1,0 +1,329 @@
+"""What a reader sees on a post page: TOC, reading time, series, backlinks, chrome."""
+
+import datetime
+import re
+from pathlib import Path
+
+import pytest
+import wagtail_factories
+from django.contrib.staticfiles import finders
+from django.db import connection
+from django.template.loader import render_to_string
+from django.test.utils import CaptureQueriesContext
+from wagtail.models import PageViewRestriction
+from wagtail.rich_text import RichText
+
+from blog.blocks import ImageBlock
+from blog.reading import reading_minutes
+from blog.templatetags.picture_tags import picture_widths
+from tests.factories import PostPageFactory, SeriesPageFactory
+
+
+def with_body(post, body):
+    """Give a post a new body and publish it (raw (type, value) pairs)."""
+    post.body = body
+    post.save_revision().publish()
+    return post
+
+
+def section(html: str, start: str, end: str) -> str:
+    """Return the part of ``html`` from ``start`` to the next ``end``."""
+    begin = html.index(start)
+    return html[begin : html.index(end, begin)]
+
+
+def get(client, post):
+    response = client.get(post.url)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.fixture
+def csapp(home):
+    notes = SeriesPageFactory(parent=home, title="笔记", slug="notes")
+    series = SeriesPageFactory(parent=notes, title="CSAPP", slug="csapp")
+    posts = [
+        PostPageFactory(parent=series, title=f"CSAPP 第{n}章", slug=f"ch{n}")
+        for n in range(1, 4)
+    ]
+    return series, posts
+
+
+def test_toc_lists_headings_in_order_with_math_typeset(client, home):
+    post = PostPageFactory(parent=home, slug="toc")
+    with_body(
+        post,
+        [
+            ("heading", {"text": "引言", "level": "h2"}),
+            ("heading", {"text": "分块 $B_r$", "level": "h3"}),
+            ("markdown", "## 小结\n\n正文。\n\n#### 细节\n"),
+        ],
+    )
+    html = get(client, post)
+    toc = section(html, '<nav aria-label="目录">', "</nav>")
+    assert "<summary>目录</summary>" in toc
+    entries = re.findall(r'<li class="toc-level-(\d)"><a href="#([^"]+)">', toc)
+    assert entries == [("2", "引言"), ("3", "分块-b-r"), ("2", "小结"), ("4", "细节")]
+    # The heading's inline math is typeset by KaTeX in the TOC, not left as $…$.
+    assert 'class="katex"' in toc and "$B_r$" not in toc
+    # Every TOC link points at a heading id on the page.
+    for _, anchor in entries:
+        assert f'id="{anchor}"' in html
+
+
+def test_post_without_headings_has_no_toc(client, home):
+    post = PostPageFactory(parent=home, slug="plain", body__0__paragraph__value=None)
+    assert 'aria-label="目录"' not in get(client, post)
+
+
+def test_reading_time_counts_chinese_characters_and_english_words(client, home):
+    # 800 字 at 400 a minute, 440 words at 220 a minute, 27 code lines at 30 a
+    # minute and one display formula at 5 s: 2 + 2 + 0.9 + 0.08, so 5 minutes.
+    # Inline math is not counted as prose.
+    prose = "<p>" + "字" * 800 + " " + "word " * 440 + "$x^2 + y^2$</p>"
+    post = PostPageFactory(parent=home, slug="long")
+    with_body(
+        post,
+        [
+            ("paragraph", RichText(prose)),
+            ("math", {"tex": r"\sum_i x_i", "label": ""}),
+            (
+                "code",
+                {
+                    "language": "c",
+                    "code": "\n".join(f"int v{n};" for n in range(27)),
+                    "filename": "",
+                    "highlight_lines": "",
+                    "line_numbers": True,
+                },
+            ),
+        ],
+    )
+    assert "约 5 分钟" in get(client, post)
+
+
+def test_reading_time_of_raw_markdown_counts_fenced_code_as_code():
+    body = [
+        {"type": "markdown", "value": "中" * 400 + "\n\n```c\n" + "x;\n" * 60 + "```\n"}
+    ]
+    assert reading_minutes(body) == 3  # 1 minute of text, 2 of code
+    assert reading_minutes([]) == 1  # never "0 minutes"
+
+
+def test_series_post_shows_part_k_of_n_and_neighbours(client, csapp):
+    series, (first, second, third) = csapp
+    draft = PostPageFactory(parent=series, title="草稿", slug="draft")
+    draft.unpublish()
+    html = get(client, second)
+    assert "第 2 篇，共 3 篇" in html
+    nav = section(html, '<nav class="series-nav"', "</nav>")
+    assert f'rel="prev" href="{first.url}"' in nav and "CSAPP 第1章" in nav
+    assert f'rel="next" href="{third.url}"' in nav and "CSAPP 第3章" in nav
+    assert "草稿" not in nav
+
+    first_html = get(client, first)
+    assert "第 1 篇，共 3 篇" in first_html
+    assert 'rel="prev"' not in first_html and 'rel="next"' in first_html
+
+
+def test_series_order_is_the_explorer_order(client, csapp):
+    series, (first, second, third) = csapp
+    third.move(first, pos="left")  # an editor drags chapter 3 to the top
+    html = get(client, first)
+    assert "第 2 篇，共 3 篇" in html
+    assert "CSAPP 第3章" in section(html, '<nav class="series-nav"', "</nav>")
+
+
+def test_section_posts_show_no_series_navigation(client, home):
+    cuda = SeriesPageFactory(parent=home, title="CUDA", slug="cuda", ordering="newest")
+    PostPageFactory(parent=cuda, slug="a")
+    post = PostPageFactory(parent=cuda, slug="b")
+    html = get(client, post)
+    assert "series-nav" not in html and "篇，共" not in html
+
+
+def test_backlinks_list_posts_that_link_here_from_the_reference_index(client, home):
+    target = PostPageFactory(parent=home, title="Bank Conflict", slug="bank")
+    linking = PostPageFactory(parent=home, title="Swizzle 详解", slug="swizzle")
+    with_body(
+        linking,
+        [
+            (
+                "paragraph",
+                RichText(f'<p>见 <a linktype="page" id="{target.pk}">前文</a></p>'),
+            )
+        ],
+    )
+    private = PostPageFactory(parent=home, title="私密文章", slug="private")
+    with_body(
+        private,
+        [("paragraph", RichText(f'<p><a linktype="page" id="{target.pk}">x</a></p>'))],
+    )
+    PageViewRestriction.objects.create(page=private, restriction_type="login")
+    draft = PostPageFactory(parent=home, title="草稿文章", slug="draft")
+    with_body(
+        draft,
+        [("paragraph", RichText(f'<p><a linktype="page" id="{target.pk}">x</a></p>'))],
+    )
+    draft.unpublish()
+
+    html = get(client, target)
+    backlinks = section(html, '<section class="backlinks"', "</section>")
+    assert "引用本文的文章" in backlinks
+    assert f'<a href="{linking.url}">Swizzle 详解</a>' in backlinks
+    assert "私密文章" not in backlinks and "草稿文章" not in backlinks
+    # The linking post itself lists no backlinks: nothing links to it.
+    assert "引用本文的文章" not in get(client, linking)
+
+
+def test_copy_and_theme_scripts_are_external_and_the_theme_one_runs_first(client, home):
+    post = PostPageFactory(parent=home, slug="js")
+    html = get(client, post)
+    head = section(html, "<head>", "</head>")
+    theme = re.search(r'<script src="([^"]*js/theme-init\.js)"></script>', head)
+    assert theme, "theme-init.js must load blocking in <head>"
+    assert head.index("theme-init.js") < head.index("css/site.css")
+    assert re.search(r'<script src="[^"]*js/site\.js" defer></script>', head)
+    # No inline script and no inline event handler (a future CSP forbids both).
+    for tag in re.findall(r"<script[^>]*>", html):
+        assert "src=" in tag or 'type="application/ld+json"' in tag, tag
+    assert not re.search(r"\son[a-z]+=", html)
+
+    init = Path(finders.find("js/theme-init.js")).read_text()
+    assert len(init.encode()) < 400 and "dataset.theme" in init
+    site_js = Path(finders.find("js/site.js")).read_text()
+    assert len(site_js.encode()) < 5000
+    assert "复制" in site_js and "td.code" in site_js and "clipboard" in site_js
+
+
+def test_header_has_sections_search_and_theme_toggle(client, home):
+    SeriesPageFactory(parent=home, title="CUDA", slug="cuda", ordering="newest")
+    post = PostPageFactory(parent=home, slug="h")
+    html = get(client, post)
+    header = section(html, '<header class="site-header">', "</header>")
+    assert '<a href="/cuda/">CUDA</a>' in header
+    assert 'href="/tags/"' in header and 'href="/archive/"' in header
+    form = section(header, '<form class="site-search" role="search"', "</form>")
+    assert 'action="/search/"' in form and 'method="get"' in form
+    assert 'type="search" name="q"' in form and "<label" in form
+    assert re.search(r'<button class="theme-toggle"[^>]*aria-label="主题：', header)
+    assert '<html lang="zh-CN">' in html
+    for landmark in ("<header", "<nav", '<main id="main"', "<article", "<footer"):
+        assert landmark in html, landmark
+    assert html.count("<h1") == 1
+    assert '<a class="skip-link" href="#main">' in html
+
+
+def test_dates_are_shown_in_chinese(client, home):
+    post = PostPageFactory(
+        parent=home,
+        slug="d",
+        date=datetime.date(2026, 3, 5),
+        updated=datetime.date(2026, 11, 20),
+    )
+    html = get(client, post)
+    assert '<time datetime="2026-03-05">2026年3月5日</time>' in html
+    assert '更新于 <time datetime="2026-11-20">2026年11月20日</time>' in html
+
+
+def test_stylesheet_has_print_rules_and_theme_scoping():
+    css = Path(finders.find("css/site.css")).read_text()
+    print_css = css[css.index("@media print") :]
+    assert ".post-toc" in print_css and ".site-header" in print_css
+    assert 'a[href^="http"]::after' in print_css
+    assert ':root:not([data-theme="light"])' in css and '[data-theme="dark"] {' in css
+    # pygments.css scopes its dark theme the same way.
+    pygments = Path(finders.find("css/pygments.css")).read_text()
+    assert '[data-theme="dark"] .highlight' in pygments
+    assert '[data-theme="light"] .highlight' in pygments
+
+
+def test_footnote_ids_are_unique_across_markdown_blocks(client, home):
+    post = PostPageFactory(parent=home, slug="fn")
+    with_body(
+        post,
+        [
+            ("markdown", "甲[^1]\n\n[^1]: 第一条\n"),
+            ("markdown", "乙[^1]\n\n[^1]: 第二条\n"),
+        ],
+    )
+    html = get(client, post)
+    ids = re.findall(r'\sid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    assert html.count('class="footnote-backref"') == 2
+
+
+def test_missing_page_is_friendly_and_offers_search(client, home):
+    response = client.get("/no/such/post/")
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert "页面不存在" in html and 'role="search"' in html and 'href="/"' in html
+
+
+def test_server_error_page_needs_no_database(db, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        html = render_to_string("500.html")
+    assert "服务器出错了" in html and '<html lang="zh-CN">' in html
+
+
+def queries(client, url):
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return len(captured)
+
+
+def test_post_page_queries_do_not_grow_with_headings_backlinks_or_series(client, csapp):
+    series, (first, second, third) = csapp
+    client.get(second.url)  # warm the render cache and per-process caches
+    few = queries(client, second.url)
+
+    with_body(
+        second,
+        [("heading", {"text": f"第 {n} 节 $x_{n}$", "level": "h2"}) for n in range(30)],
+    )
+    for n in range(30):
+        PostPageFactory(parent=series, slug=f"more-{n}")
+        linking = PostPageFactory(parent=series.get_parent(), slug=f"link-{n}")
+        with_body(
+            linking,
+            [
+                (
+                    "paragraph",
+                    RichText(f'<p><a linktype="page" id="{second.pk}">x</a></p>'),
+                )
+            ],
+        )
+    client.get(second.url)
+    many = queries(client, second.url)
+    html = get(client, second)
+    assert html.count("toc-level-2") == 30 and "共 33 篇" in html
+    assert html.count('<li><a href="/notes/link-') == 30
+
+    assert many == few
+    # Site, root page, routed page (2), Wagtail's alias and view-restriction
+    # checks (2), breadcrumbs and series neighbours (one query), backlinks,
+    # tags, header navigation.
+    assert few <= 10, f"a post page runs {few} queries"
+
+
+def test_picture_widths_never_repeat_and_never_upscale():
+    assert picture_widths(1174) == [480, 800, 1174]
+    assert picture_widths(1600) == [480, 800, 1200, 1600]
+    assert picture_widths(3000) == [480, 800, 1200, 1600]
+    assert picture_widths(300) == [300]
+
+
+@pytest.mark.django_db
+def test_image_srcset_lists_each_width_once_with_size_and_lazy_loading():
+    image = wagtail_factories.ImageFactory(file__width=1174, file__height=587)
+    block = ImageBlock()
+    html = block.render(
+        block.to_python({"image": image.pk, "alt": "swizzle", "caption": ""})
+    )
+    srcsets = re.findall(r'srcset="([^"]+)"', html)
+    assert len(srcsets) == 3  # AVIF, WebP, and the PNG <img>
+    for srcset in srcsets:
+        assert [c.split()[-1] for c in srcset.split(",")] == ["480w", "800w", "1174w"]
+    assert 'width="480"' in html and 'height="240"' in html
+    assert 'loading="lazy"' in html

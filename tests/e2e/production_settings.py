@@ -1,0 +1,27 @@
+"""The production settings with a throwaway database and static root, for `make audit`.
+
+Lighthouse should measure what readers get: hashed, compressed static files
+served by WhiteNoise and DEBUG off. `scripts/audit.py` sets the environment the
+production settings require (SECRET_KEY, DATABASE_URL, ALLOWED_HOSTS) and turns
+the HTTPS redirect off, since the audit talks plain HTTP to 127.0.0.1.
+"""
+
+import os
+from pathlib import Path
+
+from config.settings.production import *  # noqa: F403
+
+DEMO_SERVER_DIR = Path(os.environ["DEMO_SERVER_DIR"])
+# DATABASE_URL must be set for the production settings to load; the audit's
+# database is this throwaway file whatever it says.
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": DEMO_SERVER_DIR / "db.sqlite3",
+        "OPTIONS": {"init_command": "PRAGMA synchronous=OFF;"},
+    }
+}
+STATIC_ROOT = DEMO_SERVER_DIR / "static"
+MEDIA_ROOT = DEMO_SERVER_DIR / "media"
+# Media as the proxy would serve it, should an audited page show an image.
+ROOT_URLCONF = "tests.e2e.urls"

@@ -1,0 +1,157 @@
+"""A real server with the demo blog, in its own process, for browsers to load.
+
+Used by the browser tests (test settings, static files from the finders) and by
+`make audit` (production settings, collected static files). Each server gets a
+fresh folder: an SQLite database, migrated and filled by `load_demo`, and its
+media. Nothing is shared with the pytest database, so the browser tests see the
+same site however the rest of the suite is configured (SQLite or PostgreSQL).
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+GUNICORN = Path(sys.executable).with_name("gunicorn")
+
+# Variables of the calling shell that would point the server elsewhere.
+DROPPED_ENV = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class DemoServer:
+    """gunicorn serving the demo blog on 127.0.0.1; a context manager."""
+
+    def __init__(
+        self,
+        settings_module: str = "tests.e2e.settings",
+        *,
+        env: dict[str, str] | None = None,
+        collectstatic: bool = False,
+        workers: int = 1,
+        threads: int = 8,
+        startup_timeout: float = 60,
+    ):
+        self.settings_module = settings_module
+        self.extra_env = env or {}
+        self.collectstatic = collectstatic
+        self.workers = workers
+        self.threads = threads
+        self.startup_timeout = startup_timeout
+        self.process = None
+        self.folder = None
+        self.url = ""
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stop()
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
+        env.update(
+            DJANGO_SETTINGS_MODULE=self.settings_module,
+            DEMO_SERVER_DIR=str(self.folder),
+            PYTHONPATH=str(ROOT),
+        )
+        env.update(self.extra_env)
+        return env
+
+    def manage(self, *args: str) -> None:
+        """Run a management command against this server's database."""
+        result = subprocess.run(
+            [PYTHON, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if result.returncode:
+            raise RuntimeError(
+                f"manage.py {' '.join(args)} failed:\n{result.stdout}{result.stderr}"
+            )
+
+    def start(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="demo-server-"))
+        try:
+            self.manage("migrate", "--noinput", "--verbosity", "0")
+            self.manage("load_demo", "--verbosity", "0")
+            if self.collectstatic:
+                self.manage("collectstatic", "--noinput", "--verbosity", "0")
+            port = free_port()
+            self.url = f"http://127.0.0.1:{port}"
+            self.log = (self.folder / "server.log").open("w")
+            self.process = subprocess.Popen(  # noqa: S603
+                [
+                    str(GUNICORN),
+                    "config.wsgi",
+                    f"--bind=127.0.0.1:{port}",
+                    f"--workers={self.workers}",
+                    f"--threads={self.threads}",
+                    "--access-logfile=-",
+                ],
+                cwd=ROOT,
+                env=self.env,
+                stdout=self.log,
+                stderr=subprocess.STDOUT,
+            )
+            self.wait_until_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def wait_until_ready(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"The demo server exited:\n{self.server_log()}")
+            try:
+                with urllib.request.urlopen(self.url + "/", timeout=5) as response:  # noqa: S310
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(
+            f"The demo server did not answer within {self.startup_timeout} s:\n"
+            f"{self.server_log()}"
+        )
+
+    def server_log(self) -> str:
+        if self.folder is None or not (self.folder / "server.log").exists():
+            return ""
+        return (self.folder / "server.log").read_text(errors="replace")[-5000:]
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+        if getattr(self, "log", None) is not None:
+            self.log.close()
+            self.log = None
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None

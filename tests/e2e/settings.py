@@ -1,0 +1,31 @@
+"""The test settings for the demo server the browser tests drive.
+
+The server runs in a process of its own (see `server.py`), so its database and
+media must live on disk: a fresh SQLite file and a media folder, both in the
+folder `DEMO_SERVER_DIR` names. Static files come straight from the finders
+(`WHITENOISE_USE_FINDERS` in the test settings), so nothing is collected.
+"""
+
+import os
+from pathlib import Path
+
+from config.settings.test import *  # noqa: F403
+from config.settings.test import STORAGES
+
+DEMO_SERVER_DIR = Path(os.environ["DEMO_SERVER_DIR"])
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": DEMO_SERVER_DIR / "db.sqlite3",
+        # A throwaway database: skip the fsyncs that make migrating slow.
+        "OPTIONS": {"init_command": "PRAGMA synchronous=OFF;"},
+    }
+}
+STORAGES = {
+    **STORAGES,
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+}
+MEDIA_ROOT = DEMO_SERVER_DIR / "media"
+# The site's URLs plus media, which config/urls.py serves only with DEBUG.
+ROOT_URLCONF = "tests.e2e.urls"
