@@ -483,6 +483,13 @@ class EmbedBlock(WagtailEmbedBlock):
         description = "嵌入视频等外部内容（oEmbed 链接）"
         preview_value = "https://www.youtube.com/watch?v=bDcPmZQwV3g"
 
+    def render(self, value, context=None):
+        # Feed readers strip the provider's iframe: link to the content instead
+        # (and skip fetching the oEmbed HTML).
+        if is_feed(context) and value:
+            return format_html('<p><a href="{}">{}</a></p>', value.url, value.url)
+        return super().render(value, context)
+
 
 class HtmlFigureBlock(blocks.StructBlock):
     """An interactive HTML/SVG figure, isolated in a sandboxed iframe."""

@@ -121,11 +121,12 @@ def page_meta(context) -> dict:
         title = site_name
     else:
         title = page.seo_title or page.title
-    if isinstance(page, SeriesPage):
+    page_url = page.get_url(request)  # None in the preview of a new page
+    if isinstance(page, SeriesPage) and page_url:
         feeds.append(
             {
                 "title": f"{page.title} · {site_name}",
-                "url": absolute(page.get_url(request) + "feed/"),
+                "url": absolute(page_url + "feed/"),
             }
         )
 
@@ -147,7 +148,7 @@ def page_meta(context) -> dict:
         for crumb in _breadcrumbs(context)
     ]
     if not isinstance(page, HomePage):
-        crumbs.append((page.title, absolute(page.get_url(request) or request.path)))
+        crumbs.append((page.title, absolute(page_url or request.path)))
     if tag is not None:
         crumbs.append((title, canonical))
     graph = [
@@ -162,9 +163,11 @@ def page_meta(context) -> dict:
 
     if is_post:
         # Prefetch, so the post template's `page.tag_list` reuses this query.
-        prefetch_related_objects(
-            [page], Prefetch("tagged_items", PostTag.objects.select_related("tag"))
-        )
+        # Not in previews: their tags are the form's, held in memory.
+        if not getattr(request, "is_preview", False):
+            prefetch_related_objects(
+                [page], Prefetch("tagged_items", PostTag.objects.select_related("tag"))
+            )
         tags = [t.name for t in page.tag_list]
         published = page.date.isoformat()
         modified = max(page.updated, page.date).isoformat()

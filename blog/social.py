@@ -57,10 +57,10 @@ MAX_TITLE_LINES = 4
 
 def font_candidates() -> list[str]:
     """Return the font paths to try: the setting (a path or list), then defaults."""
-    configured = getattr(settings, "SOCIAL_IMAGE_FONT", None)
+    configured = getattr(settings, "SOCIAL_IMAGE_FONT", None) or []
     if isinstance(configured, str | Path):
         configured = [configured]
-    return [str(path) for path in (configured or [])] + DEFAULT_FONTS
+    return [str(path) for path in configured] + DEFAULT_FONTS
 
 
 @functools.lru_cache(maxsize=8)

@@ -161,6 +161,9 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
 
 # Wagtail
 WAGTAIL_SITE_NAME = os.environ.get("SITE_NAME", "刘芷溢的博客")
+# A CJK font for social preview images (blog/social.py); unset, the usual
+# system paths are tried (Debian: apt-get install fonts-noto-cjk).
+SOCIAL_IMAGE_FONT = os.environ.get("SOCIAL_IMAGE_FONT", "")
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
 WAGTAIL_ALLOW_UNICODE_SLUGS = True
 WAGTAIL_I18N_ENABLED = False

@@ -6,8 +6,11 @@ import xml.etree.ElementTree as ET
 from urllib.parse import urlsplit
 
 import pytest
+import wagtail_factories
+from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from wagtail.embeds.blocks import EmbedValue
 from wagtail.rich_text import RichText
 
 from blog.feeds import FEED_LENGTH, absolutize_urls
@@ -132,6 +135,36 @@ def test_feed_content_links_are_absolute_and_figures_become_links(client, site):
     assert "<iframe" not in html and "draw()" not in html
     assert '<a href="http://testserver/cuda/flash/">交互式图：在网页中查看</a>' in html
     assert "heading-anchor" not in html
+
+
+@pytest.fixture
+def clean_rendition_cache():
+    """Wagtail caches renditions by image id, and ids are reused between tests."""
+    caches["default"].clear()
+    yield
+    caches["default"].clear()
+
+
+@pytest.mark.usefixtures("clean_rendition_cache")
+def test_feed_images_have_absolute_urls_and_embeds_become_links(client, home):
+    image = wagtail_factories.ImageFactory(file__width=800, file__height=400)
+    post = PostPageFactory(parent=home, slug="pictures", title="图")
+    post.body = [
+        ("image", {"image": image, "alt": "示意图", "caption": ""}),
+        ("embed", EmbedValue("https://www.youtube.com/watch?v=bDcPmZQwV3g")),
+    ]
+    post.save()
+    html = content(parse(client.get("/feed/")), "图")
+    sources = re.findall(r'\b(?:src|srcset)="([^"]+)"', html)
+    assert sources
+    for source in sources:
+        for candidate in source.split(","):
+            assert candidate.strip().startswith("http://testserver/"), candidate
+    assert "<iframe" not in html
+    assert (
+        '<a href="https://www.youtube.com/watch?v=bDcPmZQwV3g">'
+        "https://www.youtube.com/watch?v=bDcPmZQwV3g</a>"
+    ) in html
 
 
 def test_drafts_are_not_in_feeds(client, site):

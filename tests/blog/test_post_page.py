@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import wagtail_factories
 from django.contrib.staticfiles import finders
+from django.core.cache import caches
 from django.db import connection
 from django.template.loader import render_to_string
 from django.test.utils import CaptureQueriesContext
@@ -314,7 +315,16 @@ def test_picture_widths_never_repeat_and_never_upscale():
     assert picture_widths(300) == [300]
 
 
+@pytest.fixture
+def clean_rendition_cache():
+    """Wagtail caches renditions by image id, and ids are reused between tests."""
+    caches["default"].clear()
+    yield
+    caches["default"].clear()
+
+
 @pytest.mark.django_db
+@pytest.mark.usefixtures("clean_rendition_cache")
 def test_image_srcset_lists_each_width_once_with_size_and_lazy_loading():
     image = wagtail_factories.ImageFactory(file__width=1174, file__height=587)
     block = ImageBlock()

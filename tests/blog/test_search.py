@@ -297,7 +297,9 @@ def test_empty_query_shows_a_prompt(client, corpus):
         response = client.get("/search/", params)
         assert response.status_code == 200
         assert response.context["hits"] == []
-    assert "输入关键词搜索全部文章" in client.get("/search/").content.decode()
+    html = client.get("/search/").content.decode()
+    assert "输入关键词搜索全部文章" in html
+    assert '<meta name="robots" content="noindex, follow">' in html
     assert "没有找到" in client.get("/search/", {"q": "，。！"}).content.decode()
 
 

@@ -13,6 +13,8 @@ from django.core.cache import cache
 from PIL import Image
 
 from blog import social
+from blog.seo import page_meta
+from series.models import SeriesPage
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 
@@ -250,3 +252,30 @@ def test_titles_wrap_per_character_in_chinese_and_per_word_in_english():
     assert len(english) > 1
     # Lines break between words: no word is cut in two.
     assert " ".join(english).split() == text.split()
+
+
+def test_configured_font_comes_first_and_a_missing_font_is_logged(
+    settings, monkeypatch, caplog
+):
+    settings.SOCIAL_IMAGE_FONT = "/no/such/font.ttc"
+    assert social.font_candidates()[0] == "/no/such/font.ttc"
+    monkeypatch.setattr(social, "DEFAULT_FONTS", [])
+    social.find_font_path.cache_clear()
+    try:
+        with caplog.at_level("WARNING", logger="blog.social"):
+            png = social.render_social_image("量化", "博客")
+        assert "No CJK font" in caplog.text and "/no/such/font.ttc" in caplog.text
+        assert Image.open(io.BytesIO(png)).size == (1200, 630)
+    finally:
+        social.find_font_path.cache_clear()
+
+
+def test_preview_of_a_new_page_has_metadata_without_urls_of_its_own(rf, home):
+    request = rf.get("/admin/pages/add/series/seriespage/2/preview/")
+    request.is_preview = True
+    series = SeriesPage(title="新系列", slug="new")  # never saved
+    meta = page_meta({"request": request, "page": series, "site_name": "博客"})
+    assert meta["title"] == "新系列"
+    assert meta["image"] == ""
+    assert [feed["url"] for feed in meta["feeds"]] == ["http://testserver/feed/"]
+    assert json.loads(meta["json_ld"])["@graph"][0]["@type"] == "BreadcrumbList"

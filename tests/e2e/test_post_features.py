@@ -31,7 +31,6 @@ HEADING_IS_IN_PLACE = """(id) => {
 THEME = "document.documentElement.dataset.theme || document.body.dataset.theme || ''"
 
 
-@pytest.mark.xfail(strict=False, reason="lands with the post page's TOC")
 def test_toc_links_move_to_their_headings(open_page):
     page, problems = open_page(MATH_POST)
     links = page.locator(TOC_LINKS)
@@ -50,7 +49,6 @@ def test_toc_links_move_to_their_headings(open_page):
     assert problems.errors == []
 
 
-@pytest.mark.xfail(strict=False, reason="lands with the theme toggle")
 def test_theme_toggle_switches_to_dark_and_survives_a_reload(open_page):
     page, problems = open_page(HOME, color_scheme="light")
     toggle = page.locator(THEME_TOGGLE).first
@@ -74,7 +72,6 @@ def test_theme_toggle_switches_to_dark_and_survives_a_reload(open_page):
     assert problems.errors == []
 
 
-@pytest.mark.xfail(strict=False, reason="lands with the code copy button")
 def test_copy_button_copies_the_code(open_page):
     first_code = next(b for b in FLASHATTENTION.body if b["type"] == "code")
     page, problems = open_page(

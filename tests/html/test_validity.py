@@ -19,8 +19,9 @@ from django.test import Client
 from tests.e2e.ci import ROOT, require
 from tests.e2e.pages import PAGES, page_params
 
-# The mark makes pytest-django create the test database for this module.
-pytestmark = pytest.mark.django_db
+# django_db makes pytest-django create the test database for this module;
+# e2e groups it with the browser checks (CI runs them once, on SQLite).
+pytestmark = [pytest.mark.django_db, pytest.mark.e2e]
 
 VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 
