@@ -1,7 +1,9 @@
 """Views outside the page tree: search."""
 
 from django.core.paginator import Paginator
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.templatetags.static import static
 
 from blog.search import (
     MAX_QUERY_LENGTH,
@@ -35,3 +37,8 @@ def search(request):
             "capped": len(ids) >= MAX_RESULTS,
         },
     )
+
+
+def favicon(request):
+    """Send clients that ask for /favicon.ico to the icon the pages link to."""
+    return redirect(static("favicon.svg"), permanent=True)

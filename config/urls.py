@@ -9,7 +9,7 @@ from wagtail.documents import urls as wagtaildocs_urls
 
 from blog.feeds import site_feed
 from blog.social import social_image
-from blog.views import search
+from blog.views import favicon, search
 
 urlpatterns = [
     path("django-admin/", admin.site.urls),
@@ -18,6 +18,8 @@ urlpatterns = [
     path("sitemap.xml", sitemap, name="sitemap"),
     path("feed/", site_feed, name="feed"),
     path("social/<int:page_id>.png", social_image, name="social_image"),
+    # For clients that ask for /favicon.ico without reading the page's <link>.
+    path("favicon.ico", favicon),
     path(
         "robots.txt",
         TemplateView.as_view(template_name="robots.txt", content_type="text/plain"),

@@ -11,6 +11,7 @@ import atexit
 import html
 import json
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -144,6 +145,22 @@ def katex_version() -> str:
     return str(_racer().eval("katex.version"))
 
 
+# KaTeX writes a named operator used as a binary operator (``\bmod``) as
+# ``<mo><mrow><mi mathvariant="normal">m</mi>…</mrow></mo>``, but ``<mo>`` may hold
+# only text (HTML's MathML content model): join the letters back into the ``<mo>``.
+_MO_WITH_MROW = re.compile(
+    r'<mo([^>]*)><mrow>((?:<mi mathvariant="normal">[^<]*</mi>)+)</mrow></mo>'
+)
+_NORMAL_MI = re.compile(r'<mi mathvariant="normal">([^<]*)</mi>')
+
+
+def _valid_mathml(markup: str) -> str:
+    """Return KaTeX output with operator names flattened into valid ``<mo>``s."""
+    return _MO_WITH_MROW.sub(
+        lambda m: f"<mo{m[1]}>{''.join(_NORMAL_MI.findall(m[2]))}</mo>", markup
+    )
+
+
 @memoize("katex")
 def _katex(tex: str, display: bool, output: str = "htmlAndMathml") -> str:
     """Return ``"ok:" + html`` or ``"err:" + KaTeX's message`` for one formula.
@@ -161,7 +178,7 @@ def _katex(tex: str, display: bool, output: str = "htmlAndMathml") -> str:
         raise MathError(
             f"KaTeX took longer than {TIMEOUT_SECONDS:g} s on this formula", tex
         ) from None
-    return str(result)
+    return _valid_mathml(str(result))
 
 
 def render_math(tex: str, display: bool = False, output: str = "htmlAndMathml") -> str:

@@ -193,3 +193,10 @@ def test_sitemap_lists_live_pages_and_robots_names_it(client, site):
     robots = client.get("/robots.txt")
     assert robots["Content-Type"].startswith("text/plain")
     assert "Sitemap: http://testserver/sitemap.xml" in robots.content.decode()
+
+
+def test_favicon_ico_points_at_the_linked_icon(client, home):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"].endswith("favicon.svg")
+    assert 'rel="icon" href="/static/favicon.svg"' in client.get("/").content.decode()

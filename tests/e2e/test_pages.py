@@ -77,7 +77,6 @@ def test_dark_color_scheme_gives_a_dark_page(open_page, demo_page):
     assert dark_page.evaluate(BACKGROUND_LUMINANCE) < 0.2
 
 
-@pytest.mark.xfail(strict=False, reason="lands with the favicon (head/meta work)")
 def test_site_has_a_favicon(open_page):
     # Without one, every first visit logs a 404 for /favicon.ico in the console,
     # which Lighthouse's best-practices score counts against the site.

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -217,3 +218,10 @@ def test_a_process_that_rendered_math_exits_cleanly():
             check=False,
         )
         assert done.returncode == 0
+
+
+def test_operator_names_are_valid_mathml():
+    """`\\bmod` must not nest elements inside <mo> (the HTML checker rejects it)."""
+    html = render_math(r"b = a \bmod 32", display=True)
+    assert re.search(r"<mo[^>]*>mod</mo>", html)
+    assert not re.search(r"<mo[^>]*><mrow>", html)
