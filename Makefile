@@ -6,6 +6,8 @@ PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 STAMP := $(VENV)/.installed
+# Test workers (pytest-xdist); the page checks stay together on one of them.
+JOBS ?= 2
 
 .DEFAULT_GOAL := help
 .PHONY: help install run serve test e2e audit lint format check migrate demo clean
@@ -39,7 +41,7 @@ serve: install ## Serve with gunicorn and production settings (needs SECRET_KEY,
 	DJANGO_SETTINGS_MODULE=config.settings.production $(VENV)/bin/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2
 
 test: install ## Run the test suite (extra pytest options: PYTEST_ARGS="-m 'not e2e'")
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
 
 e2e: install ## Browser, HTML-validity and accessibility checks only (Chromium, Java)
 	$(PY) -m pytest tests/e2e tests/html
