@@ -5,6 +5,7 @@ One entry per kind of page a reader can land on, all from the demo blog
 """
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -31,6 +32,13 @@ TAG = DemoPage("tag", "/tags/cuda/")
 ARCHIVE = DemoPage("archive", "/archive/")
 SEARCH = DemoPage("search", "/search/?q=%E9%87%8F%E5%8C%96")  # ?q=量化
 NOT_FOUND = DemoPage("not-found", "/no-such-page/", status=404)
+# A post imported from Markdown (the importer's fixture vault, every quirk in it):
+# callouts, footnotes, a table, a figure, code and math made by the importer.
+IMPORTED_POST = DemoPage("post-imported", "/notes/cuda/2-shared-memory/")
+
+# Imported under /notes/ after load_demo, wherever the demo pages are served.
+IMPORT_VAULT = Path(__file__).resolve().parents[1] / "blog/importer/fixtures/vault"
+IMPORT_PARENT = "/notes/"
 
 PAGES = (
     HOME,
@@ -38,6 +46,7 @@ PAGES = (
     SERIES,
     MATH_POST,
     FIGURE_POST,
+    IMPORTED_POST,
     TAG_INDEX,
     TAG,
     ARCHIVE,

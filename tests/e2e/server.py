@@ -18,6 +18,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tests.e2e.pages import IMPORT_PARENT, IMPORT_VAULT
+
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 GUNICORN = Path(sys.executable).with_name("gunicorn")
@@ -94,6 +96,7 @@ class DemoServer:
         try:
             self.manage("migrate", "--noinput", "--verbosity", "0")
             self.manage("load_demo", "--verbosity", "0")
+            self.manage("import_markdown", str(IMPORT_VAULT), "--parent", IMPORT_PARENT)
             if self.collectstatic:
                 self.manage("collectstatic", "--noinput", "--verbosity", "0")
             port = free_port()

@@ -9,6 +9,7 @@ the checker (one JVM start). Warnings are printed, errors fail.
 import json
 import shutil
 import subprocess
+from io import StringIO
 
 import pytest
 from django.core.cache import caches
@@ -17,7 +18,7 @@ from django.db import transaction
 from django.test import Client
 
 from tests.e2e.ci import ROOT, require
-from tests.e2e.pages import PAGES, page_params
+from tests.e2e.pages import IMPORT_PARENT, IMPORT_VAULT, PAGES, page_params
 
 # django_db makes pytest-django create the test database for this module;
 # e2e groups it with the browser checks (CI runs them once, on SQLite).
@@ -32,6 +33,12 @@ def fetched_pages(django_db_setup, django_db_blocker):
     pages = {}
     with django_db_blocker.unblock(), transaction.atomic():
         call_command("load_demo", verbosity=0)
+        call_command(
+            "import_markdown",
+            str(IMPORT_VAULT),
+            parent=IMPORT_PARENT,
+            stdout=StringIO(),
+        )
         client = Client()
         for page in PAGES:
             response = client.get(page.path)
