@@ -85,15 +85,31 @@ def _raise_math_errors(messages: list[str]) -> None:
         raise ValidationError("；".join(messages))
 
 
-def _check_inline_math_fields(value, names: tuple[str, ...]) -> None:
-    """Raise KaTeX's messages for these plain-text fields, each under its field."""
-    errors = {
-        name: ValidationError("；".join(messages))
-        for name in names
-        if (messages := inline_math_errors(value.get(name) or ""))
-    }
-    if errors:
-        raise blocks.StructBlockValidationError(errors)
+class InlineMathFieldsMixin:
+    """A StructBlock whose plain-text `inline_math_fields` may hold inline math.
+
+    On save each field's KaTeX errors show under the field; the template gets
+    the typeset field as `<name>_html`.
+    """
+
+    inline_math_fields: tuple[str, ...] = ()
+
+    def clean(self, value):
+        value = super().clean(value)
+        errors = {
+            name: ValidationError("；".join(messages))
+            for name in self.inline_math_fields
+            if (messages := inline_math_errors(value.get(name) or ""))
+        }
+        if errors:
+            raise blocks.StructBlockValidationError(errors)
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        for name in self.inline_math_fields:
+            context[f"{name}_html"] = inline_html(value.get(name), parent_context)
+        return context
 
 
 class CodeTextBlock(blocks.TextBlock):
@@ -335,7 +351,7 @@ class MathBlock(blocks.StructBlock):
         return context
 
 
-class ImageBlock(blocks.StructBlock):
+class ImageBlock(InlineMathFieldsMixin, blocks.StructBlock):
     """An image with alt text and caption, served as responsive renditions."""
 
     image = ImageChooserBlock(label="图片")
@@ -356,16 +372,12 @@ class ImageBlock(blocks.StructBlock):
         description = "图片（自动生成响应式尺寸与 WebP/AVIF）"
         preview_value = {"alt": "", "caption": "图 1：示意图"}
 
-    def clean(self, value):
-        value = super().clean(value)
-        _check_inline_math_fields(value, ("caption",))
-        return value
+    inline_math_fields = ("caption",)
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
         image = value.get("image")
         context["alt"] = value.get("alt") or (image.title if image else "")
-        context["caption_html"] = inline_html(value.get("caption"), parent_context)
         return context
 
 
@@ -426,7 +438,7 @@ class TableBlock(WagtailTableBlock):
         )
 
 
-class CalloutBlock(blocks.StructBlock):
+class CalloutBlock(InlineMathFieldsMixin, blocks.StructBlock):
     """A highlighted note, tip, info, warning or danger box."""
 
     kind = blocks.ChoiceBlock(label="类型", choices=CALLOUT_KINDS, default="note")
@@ -444,15 +456,11 @@ class CalloutBlock(blocks.StructBlock):
             "body": "<p>在读取共享内存之前调用 <code>__syncthreads()</code>。</p>",
         }
 
-    def clean(self, value):
-        value = super().clean(value)
-        _check_inline_math_fields(value, ("title",))
-        return value
+    inline_math_fields = ("title",)
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
         context["kind_label"] = dict(CALLOUT_KINDS)[value["kind"]].split()[0]
-        context["title_html"] = inline_html(value.get("title"), parent_context)
         return context
 
 
@@ -491,7 +499,7 @@ class EmbedBlock(WagtailEmbedBlock):
         return super().render(value, context)
 
 
-class HtmlFigureBlock(blocks.StructBlock):
+class HtmlFigureBlock(InlineMathFieldsMixin, blocks.StructBlock):
     """An interactive HTML/SVG figure, isolated in a sandboxed iframe."""
 
     html = blocks.TextBlock(
@@ -521,15 +529,7 @@ class HtmlFigureBlock(blocks.StructBlock):
             "caption": "共享内存示意",
         }
 
-    def clean(self, value):
-        value = super().clean(value)
-        _check_inline_math_fields(value, ("caption",))
-        return value
-
-    def get_context(self, value, parent_context=None):
-        context = super().get_context(value, parent_context=parent_context)
-        context["caption_html"] = inline_html(value.get("caption"), parent_context)
-        return context
+    inline_math_fields = ("caption",)
 
     def render(self, value, context=None):
         # Feed readers strip iframes (and would not run the figure): link to
