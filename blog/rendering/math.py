@@ -1,8 +1,9 @@
 """Render LaTeX with KaTeX on the server, inside an embedded V8 (py_mini_racer).
 
-Each thread gets its own V8 context with ``katex.min.js`` loaded once, lazily:
-MiniRacer is not thread-safe, and loading KaTeX costs ~100 ms while a formula
-costs ~1 ms. Results are memoized by content hash (``cache.memoize``).
+One V8 context per process, with ``katex.min.js`` loaded once, lazily (loading
+KaTeX costs ~100 ms while a formula costs ~1 ms), owned by a thread of its own
+that every caller hands its formulas to (``_Engine``). Results are memoized by
+content hash (``cache.memoize``).
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import atexit
 import html
 import json
 import os
+import queue
 import re
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 from py_mini_racer import JSTimeoutException, MiniRacer
@@ -66,13 +69,68 @@ class MathError(ValueError):
         self.tex = tex
 
 
-_local = threading.local()
-# Every context made, so they can be closed before the interpreter shuts down.
-_racers: list[MiniRacer] = []
-_racers_lock = threading.Lock()
-# The process that started V8. V8's platform threads do not survive fork(), so a
-# forked child must not use it: it would hang, not fail.
-_v8_pid: int | None = None
+class _Engine:
+    """A V8 context with KaTeX loaded, owned by one thread that runs every call.
+
+    V8 crashes the process (a segfault) when a context is closed by a thread
+    other than the one that made it, and hangs it when the context is left to
+    garbage collection at interpreter teardown. So the context is created, used
+    and closed on its own thread; callers hand it scripts through a queue. A
+    formula costs ~1 ms and results are cached, so one engine per process is
+    enough, and it keeps memory to a single V8 heap however many threads serve.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        # Guards `_closed` and the queue, so no job is queued once the thread
+        # has stopped taking them (its caller would wait forever).
+        self._lock = threading.Lock()
+        self._closed = False
+        ready: Future[None] = Future()
+        self._thread = threading.Thread(
+            target=self._run, args=(ready,), name="katex", daemon=True
+        )
+        self._thread.start()
+        ready.result()  # Re-raise a failure to build the context here.
+
+    def _run(self, ready: Future[None]) -> None:
+        try:
+            racer = _new_racer()
+        except BaseException as exc:  # handed to the thread that asked
+            self._closed = True
+            ready.set_exception(exc)
+            return
+        ready.set_result(None)
+        try:
+            while (job := self._jobs.get()) is not None:
+                future, script, timeout = job
+                try:
+                    future.set_result(racer.eval(script, timeout_sec=timeout))
+                except BaseException as exc:  # handed to the caller
+                    future.set_exception(exc)
+        finally:
+            with self._lock:
+                self._closed = True
+            while not self._jobs.empty():
+                if (job := self._jobs.get()) is not None:
+                    job[0].set_exception(RuntimeError("KaTeX's engine was closed"))
+            racer.close()
+
+    def eval(self, script: str, timeout: float | None = None):
+        """Run a script in the engine's context and return its result."""
+        future: Future = Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("KaTeX's engine was closed")
+            self._jobs.put((future, script, timeout))
+        return future.result()
+
+    def close(self) -> None:
+        """Close the context on its own thread and wait for it."""
+        with self._lock:
+            if not self._closed:
+                self._jobs.put(None)
+        self._thread.join(timeout=10)
 
 
 def _new_racer() -> MiniRacer:
@@ -83,66 +141,53 @@ def _new_racer() -> MiniRacer:
             f"KaTeX is missing ({script} not found). "
             "Run `npm ci` (or `make install`) in the project root."
         )
-    source = script.read_text("utf-8")
-    # Build the context on a helper thread: MiniRacer binds to the running asyncio
-    # loop of the thread creating it, if any, and then refuses eval timeouts. On a
-    # thread with no loop it starts its own loop thread, which is what we want.
-    box: list[MiniRacer | BaseException] = []
-
-    def build() -> None:
-        try:
-            racer = MiniRacer()
-            racer.eval(source)
-            racer.eval(_WRAPPER_JS)
-            box.append(racer)
-        except BaseException as exc:  # re-raised on the calling thread below
-            box.append(exc)
-
-    thread = threading.Thread(target=build, name="katex-init", daemon=True)
-    thread.start()
-    thread.join()
-    result = box[0]
-    if isinstance(result, BaseException):
-        raise result
-    return result
+    # Made on the engine's thread, which runs no asyncio loop: MiniRacer binds to
+    # the running loop of the thread creating it, if any, and then refuses eval
+    # timeouts. On a thread with no loop it starts its own loop thread.
+    racer = MiniRacer()
+    racer.eval(script.read_text("utf-8"))
+    racer.eval(_WRAPPER_JS)
+    return racer
 
 
-def _racer() -> MiniRacer:
-    """Return this thread's KaTeX context, creating it on first use."""
-    global _v8_pid
+_engine: _Engine | None = None
+_engine_lock = threading.Lock()
+# The process that started V8. V8's platform threads do not survive fork(), so a
+# forked child must not use it: it would hang, not fail.
+_v8_pid: int | None = None
+
+
+def _get_engine() -> _Engine:
+    """Return this process's KaTeX engine, starting it on first use."""
+    global _engine, _v8_pid
     if _v8_pid is not None and _v8_pid != os.getpid():
         raise RuntimeError(
             "KaTeX's V8 engine was started before this process was forked, and V8 "
             "cannot run in a forked child. Do not render math at import or startup "
             "time in a pre-forking server (e.g. gunicorn --preload)."
         )
-    racer = getattr(_local, "racer", None)
-    if racer is None:
-        _v8_pid = os.getpid()
-        racer = _local.racer = _new_racer()
-        with _racers_lock:
-            _racers.append(racer)
-    return racer
+    with _engine_lock:
+        if _engine is None:
+            _engine = _Engine()
+            _v8_pid = os.getpid()
+        return _engine
 
 
 @atexit.register
-def _close_racers() -> None:
-    """Close every V8 context while its event-loop thread still runs.
-
-    Left to garbage collection at interpreter teardown, closing a context waits
-    on a daemon thread that has already been frozen, and the process hangs.
-    """
+def _close_engine() -> None:
+    """Close the engine while its thread still runs (atexit runs before teardown)."""
+    global _engine
     if _v8_pid != os.getpid():
-        return  # a forked child: the contexts belong to the parent's V8
-    with _racers_lock:
-        racers, _racers[:] = list(_racers), []
-    for racer in racers:
-        racer.close()
+        return  # a forked child: the context belongs to the parent's V8
+    with _engine_lock:
+        engine, _engine = _engine, None
+    if engine is not None:
+        engine.close()
 
 
 def katex_version() -> str:
     """Return the version of the KaTeX build the server renders with."""
-    return str(_racer().eval("katex.version"))
+    return str(_get_engine().eval("katex.version"))
 
 
 # KaTeX writes a named operator used as a binary operator (``\bmod``) as
@@ -172,7 +217,7 @@ def _katex(tex: str, display: bool, output: str = "htmlAndMathml") -> str:
         f"{json.dumps(output)})"
     )
     try:
-        result = _racer().eval(call, timeout_sec=TIMEOUT_SECONDS)
+        result = _get_engine().eval(call, timeout=TIMEOUT_SECONDS)
     except JSTimeoutException:
         # V8 terminated the script; the context stays usable for the next formula.
         raise MathError(

@@ -384,7 +384,7 @@ def search_queries(client, query):
     with CaptureQueriesContext(connection) as captured:
         response = client.get("/search/", {"q": query})
     assert response.status_code == 200
-    return len(captured)
+    return [q["sql"] for q in captured.captured_queries]
 
 
 def test_query_count_does_not_grow_with_results(client, home):
@@ -396,10 +396,10 @@ def test_query_count_does_not_grow_with_results(client, home):
     for n in range(25):
         make_post(home, f"Tile {n + 5}", ["cuda"], "tiling", slug=f"b{n}", date=date)
     many = search_queries(client, "tiling")
-    assert many == few
+    assert len(many) == len(few), "\n".join(many)
     # Header navigation (site, sections), view restrictions, the search (ids,
     # titles, summaries), the page's posts, their tags.
-    assert few <= 10, f"search runs {few} queries"
+    assert len(few) <= 10, "\n".join(few)
 
 
 def test_index_follows_publishing(client, home):

@@ -146,34 +146,34 @@ def test_katex_version_matches_the_installed_package():
     assert katex_version() == installed
 
 
-def test_context_is_created_once_per_thread():
-    racer = math_module._racer()
+def test_engine_is_started_once_per_process():
+    engine = math_module._get_engine()
 
-    assert math_module._racer() is racer
+    assert math_module._get_engine() is engine
 
 
-def test_threads_render_with_their_own_context():
+def test_threads_share_the_engine_and_each_get_their_own_result():
+    formulas = [rf"\sqrt{{{n}}}" for n in range(8)]
     results = {}
-    racers = {}
 
     def work(n):
-        racers[n] = math_module._racer()
-        results[n] = math_module._katex.__wrapped__(r"\sqrt{2}", False)
+        results[n] = math_module._katex.__wrapped__(formulas[n], False)
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
 
-    assert len({id(r) for r in racers.values()}) == 4
-    assert len(set(results.values())) == 1
-    assert results[0] == "ok:" + render_math(r"\sqrt{2}")
+    assert [results[n] for n in range(8)] == [
+        "ok:" + render_math(tex) for tex in formulas
+    ]
+    assert len(set(results.values())) == 8
 
 
 def test_missing_katex_raises_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(math_module, "KATEX_DIR", tmp_path)
-    monkeypatch.setattr(math_module, "_local", threading.local())
+    monkeypatch.setattr(math_module, "_engine", None)
 
     with pytest.raises(RuntimeError, match="npm ci"):
         render_math("x")
@@ -181,7 +181,7 @@ def test_missing_katex_raises_a_clear_error(monkeypatch, tmp_path):
 
 def test_a_render_that_times_out_is_an_error_and_not_cached(monkeypatch):
     tex = r"\sum_{i=0}^{n} \frac{a_i}{b_i}" * 50
-    math_module._racer()
+    math_module._get_engine()
     monkeypatch.setattr(math_module, "TIMEOUT_SECONDS", 1e-6)
 
     with pytest.raises(MathError, match="took longer"):
@@ -193,7 +193,7 @@ def test_a_render_that_times_out_is_an_error_and_not_cached(monkeypatch):
 
 
 def test_a_forked_child_refuses_to_use_the_parents_engine(monkeypatch):
-    math_module._racer()
+    math_module._get_engine()
     monkeypatch.setattr(math_module, "_v8_pid", os.getpid() + 1)
 
     with pytest.raises(RuntimeError, match="forked"):
@@ -201,13 +201,21 @@ def test_a_forked_child_refuses_to_use_the_parents_engine(monkeypatch):
 
 
 def test_a_process_that_rendered_math_exits_cleanly():
-    """V8 contexts are closed at exit; left to teardown they could hang it."""
+    """The V8 context is closed at exit on its own thread.
+
+    Left to teardown it could hang the process; closed from another thread it
+    crashes it. Formulas come from the main thread and from a worker thread, as
+    in a threaded server.
+    """
     import subprocess
     import sys
 
     script = (
+        "import threading\n"
         "from blog.rendering import check_math, render_math\n"
         "render_math(r'\\frac{1}{2}', display=True)\n"
+        "worker = threading.Thread(target=render_math, args=(r'\\sqrt{x}',))\n"
+        "worker.start(); worker.join()\n"
         "assert check_math(r'\\frac{1') is not None\n"
     )
     for _ in range(5):
