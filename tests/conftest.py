@@ -26,3 +26,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("e2e"):
             item.add_marker(pytest.mark.xdist_group("e2e"))
+
+
+@pytest.fixture(autouse=True)
+def _empty_default_cache():
+    """Start every test with an empty default cache (site root paths, images).
+
+    Entries left by earlier tests would otherwise fill the local-memory cache
+    until it culls a third of them at random, mid-test.
+    """
+    from django.core.cache import caches
+
+    caches["default"].clear()

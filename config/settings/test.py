@@ -1,5 +1,8 @@
 """Tests: fast hashing, plain static storage, local-memory caches."""
 
+import os
+from urllib.parse import urlsplit
+
 from .base import *  # noqa: F403
 
 DEBUG = False
@@ -13,3 +16,12 @@ STORAGES = {
 WAGTAILADMIN_BASE_URL = "http://testserver"
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+
+# Parallel test workers (pytest-xdist) sharing one Redis get a database each:
+# a test that clears a cache (Redis FLUSHDB) must not empty another worker's,
+# or that worker's query counts change under it.
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if REDIS_URL and _worker.startswith("gw") and _worker[2:].isdigit():
+    _db = 1 + int(_worker[2:]) % 15
+    for _cache in CACHES.values():
+        _cache["LOCATION"] = urlsplit(REDIS_URL)._replace(path=f"/{_db}").geturl()
