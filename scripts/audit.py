@@ -43,23 +43,30 @@ def say(text: str) -> None:
 def lighthouse(url: str, name: str) -> dict[str, int]:
     """Run Lighthouse on `url`; return {category: score out of 100}."""
     output = REPORTS / name
-    subprocess.run(  # noqa: S603
-        [
-            str(LIGHTHOUSE),
-            url,
-            f"--chrome-path={CHROMIUM}",
-            f"--chrome-flags={CHROMIUM_FLAGS}",
-            f"--only-categories={','.join(CATEGORIES)}",
-            "--output=json",
-            "--output=html",
-            f"--output-path={output}",
-            "--quiet",
-        ],
-        cwd=ROOT,
-        env={**os.environ, "CHROME_PATH": CHROMIUM},
-        check=True,
-        timeout=300,
-    )
+    command = [
+        str(LIGHTHOUSE),
+        url,
+        f"--chrome-path={CHROMIUM}",
+        f"--chrome-flags={CHROMIUM_FLAGS}",
+        f"--only-categories={','.join(CATEGORIES)}",
+        "--output=json",
+        "--output=html",
+        f"--output-path={output}",
+        "--quiet",
+    ]
+    # Lighthouse sometimes fails to record the trace of a page load on this
+    # machine ("NO_NAVSTART"), and asks to be run again: so do that, once.
+    for attempt in (1, 2):
+        done = subprocess.run(  # noqa: S603
+            command,
+            cwd=ROOT,
+            env={**os.environ, "CHROME_PATH": CHROMIUM},
+            check=attempt == 2,
+            timeout=300,
+        )
+        if done.returncode == 0:
+            break
+        say(f"Lighthouse failed on {url}; running it again.")
     report = json.loads(output.with_suffix(".report.json").read_text())
     scores = {
         category: round((report["categories"][category]["score"] or 0) * 100)
