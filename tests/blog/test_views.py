@@ -183,6 +183,30 @@ def test_unchanged_content_is_never_rendered_twice(client, site):
     assert second == first
 
 
+@pytest.mark.parametrize("url", ["/", "/cuda/", "/cuda/flash/", "/tags/cuda/"])
+def test_a_current_copy_is_answered_with_304_and_a_stale_one_in_full(client, site, url):
+    first = client.get(url)
+    assert first.status_code == 200
+    assert client.get(url)["ETag"] == first["ETag"]  # same page, same tag
+
+    current = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert current.status_code == 304
+    assert current.content == b""
+    gzipped = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
+    assert gzipped["Content-Encoding"] == "gzip"
+    revalidated = client.get(
+        url, HTTP_ACCEPT_ENCODING="gzip", HTTP_IF_NONE_MATCH=gzipped["ETag"]
+    )
+    assert revalidated.status_code == 304
+
+    site["flash"].title = "FlashAttention 2 笔记"
+    site["flash"].save_revision().publish()
+    stale = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert stale.status_code == 200
+    assert "FlashAttention 2 笔记" in stale.content.decode()
+    assert stale["ETag"] != first["ETag"]
+
+
 def test_sitemap_lists_live_pages_and_robots_names_it(client, site):
     site["old"].unpublish()
     xml = client.get("/sitemap.xml").content.decode()
