@@ -86,6 +86,9 @@ class _Engine:
         # has stopped taking them (its caller would wait forever).
         self._lock = threading.Lock()
         self._closed = False
+        # V8's platform threads do not survive fork(), so a forked child must not
+        # use its parent's engine: it would hang, not fail.
+        self.pid = os.getpid()
         ready: Future[None] = Future()
         self._thread = threading.Thread(
             target=self._run, args=(ready,), name="katex", daemon=True
@@ -152,15 +155,12 @@ def _new_racer() -> MiniRacer:
 
 _engine: _Engine | None = None
 _engine_lock = threading.Lock()
-# The process that started V8. V8's platform threads do not survive fork(), so a
-# forked child must not use it: it would hang, not fail.
-_v8_pid: int | None = None
 
 
 def _get_engine() -> _Engine:
     """Return this process's KaTeX engine, starting it on first use."""
-    global _engine, _v8_pid
-    if _v8_pid is not None and _v8_pid != os.getpid():
+    global _engine
+    if _engine is not None and _engine.pid != os.getpid():
         raise RuntimeError(
             "KaTeX's V8 engine was started before this process was forked, and V8 "
             "cannot run in a forked child. Do not render math at import or startup "
@@ -169,7 +169,6 @@ def _get_engine() -> _Engine:
     with _engine_lock:
         if _engine is None:
             _engine = _Engine()
-            _v8_pid = os.getpid()
         return _engine
 
 
@@ -177,11 +176,10 @@ def _get_engine() -> _Engine:
 def _close_engine() -> None:
     """Close the engine while its thread still runs (atexit runs before teardown)."""
     global _engine
-    if _v8_pid != os.getpid():
-        return  # a forked child: the context belongs to the parent's V8
     with _engine_lock:
         engine, _engine = _engine, None
-    if engine is not None:
+    # In a forked child the context belongs to the parent's V8: leave it be.
+    if engine is not None and engine.pid == os.getpid():
         engine.close()
 
 

@@ -193,8 +193,8 @@ def test_a_render_that_times_out_is_an_error_and_not_cached(monkeypatch):
 
 
 def test_a_forked_child_refuses_to_use_the_parents_engine(monkeypatch):
-    math_module._get_engine()
-    monkeypatch.setattr(math_module, "_v8_pid", os.getpid() + 1)
+    engine = math_module._get_engine()
+    monkeypatch.setattr(engine, "pid", os.getpid() + 1)
 
     with pytest.raises(RuntimeError, match="forked"):
         render_math("x_{forked}")
