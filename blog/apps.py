@@ -26,11 +26,13 @@ class BlogConfig(AppConfig):
     def ready(self):
         from wagtail.signals import page_published
 
+        from blog import invalidation
         from blog.models import PostPage
         from blog.rendering.cache import set_store
         from blog.search import reindex_published_post
 
         set_store(DjangoRenderStore())
+        invalidation.connect()
         page_published.connect(
             reindex_published_post, sender=PostPage, dispatch_uid="search"
         )

@@ -53,6 +53,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Anonymous readers get pages from the page cache (blog/pagecache.py) before
+    # anything below runs; on a miss it stores what GZip and ConditionalGet made.
+    "blog.pagecache.PageCacheMiddleware",
     "django.middleware.gzip.GZipMiddleware",
     # ETag on every page, and 304 to a client whose copy is still current. Below
     # GZip, so the tag is of the page itself, not of one compressed encoding.
@@ -150,7 +153,10 @@ if REDIS_URL:
     }
 else:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        },
         "renders": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": "renders",
@@ -158,6 +164,14 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 20000},
         },
     }
+
+# The full-page cache for anonymous readers (blog/pagecache.py), purged on
+# publish (blog/invalidation.py): how long a page is kept, in seconds; 0 turns
+# it off. Query strings with other parameters than these are not cached.
+PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "86400"))
+PAGE_CACHE_ALIAS = "default"
+PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/"]
+PAGE_CACHE_QUERY_PARAMS = ["page", "q"]
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")

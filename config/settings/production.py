@@ -21,6 +21,17 @@ required("DATABASE_URL")
 ALLOWED_HOSTS = [
     host.strip() for host in required("ALLOWED_HOSTS").split(",") if host.strip()
 ]
+# Several gunicorn workers must see one page cache, or a purge made by the one
+# that served the editor would miss the others: without Redis, pages are kept
+# in files every worker of this machine shares (local memory is per process).
+if not REDIS_URL:  # noqa: F405
+    CACHES["default"] = {  # noqa: F405
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": os.environ.get(
+            "PAGE_CACHE_DIR", str(BASE_DIR / ".cache" / "pages")
+        ),  # noqa: F405
+        "OPTIONS": {"MAX_ENTRIES": 10000},
+    }
 CSRF_TRUSTED_ORIGINS = [
     origin for origin in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if origin
 ]

@@ -1,0 +1,198 @@
+"""A full-page cache for anonymous readers, purged by URL path.
+
+Public pages are read far more often than they change, so the finished
+response — compressed, with its ETag — is kept in Django's ``default`` cache
+(Redis when ``REDIS_URL`` is set) and served without touching the database.
+
+Every entry's key holds two tokens: one for the whole site and one for the URL
+path. Purging a path deletes its token, which orphans every cached variant of
+it at once (``?page=2``, gzip or not, any host); purging everything deletes the
+site's token. A missing token is replaced by a fresh random one, so a token the
+cache evicted can never bring an old entry back. Orphans expire on their own.
+
+What is cached: GET and HEAD requests without a session cookie, outside the
+admin, whose query string holds only parameters a public page reads
+(``PAGE_CACHE_QUERY_PARAMS``), answered 200 without cookies, without ``Vary:
+Cookie`` and without ``Cache-Control: private``/``no-store``. Editors carry a
+session cookie, so they never read or fill the cache, and neither do previews;
+a password-protected page answers a visitor with a form that sets the CSRF
+cookie, so it is never stored. ``PAGE_CACHE_SECONDS = 0`` turns it all off.
+
+Which paths a change purges is decided in ``blog.invalidation``.
+"""
+
+import hashlib
+import logging
+import re
+import secrets
+
+from django.conf import settings
+from django.core.cache import caches
+from django.db import transaction
+from django.http import HttpResponse
+from django.utils.cache import cc_delim_re, get_conditional_response
+from django.utils.http import http_date, parse_http_date_safe
+
+logger = logging.getLogger(__name__)
+
+SITE_TOKEN_KEY = "pagecache:site"  # noqa: S105 (a cache key)
+# The response headers a cached copy keeps; the rest are per request.
+STORED_HEADERS = (
+    "Content-Type",
+    "Content-Encoding",
+    "Content-Language",
+    "Vary",
+    "ETag",
+    "Last-Modified",
+    "Cache-Control",
+    "X-Robots-Tag",
+)
+_ACCEPTS_GZIP = re.compile(r"\bgzip\b")
+
+
+def page_cache():
+    """Return the cache pages are kept in."""
+    return caches[settings.PAGE_CACHE_ALIAS]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def path_token_key(path: str) -> str:
+    """Return the key of the token that every cached variant of ``path`` carries."""
+    return f"pagecache:path:{_digest(path)}"
+
+
+def _tokens(cache, keys: list[str]) -> list[str]:
+    """Return the current token under each key, minting the missing ones."""
+    found = cache.get_many(keys)
+    tokens = []
+    for key in keys:
+        token = found.get(key)
+        if token is None:
+            # add() keeps the first token two processes race to mint.
+            cache.add(key, secrets.token_hex(8), timeout=None)
+            token = cache.get(key)
+        tokens.append(token)
+    return tokens
+
+
+def purge_paths(paths) -> None:
+    """Drop every cached copy of these URL paths, once the transaction commits.
+
+    Purging before the commit would let a request in between cache the old
+    content again.
+    """
+    keys = sorted({path_token_key(path) for path in paths})
+    if keys:
+        transaction.on_commit(lambda: _delete(keys))
+
+
+def purge_all() -> None:
+    """Drop every cached page, once the transaction commits."""
+    transaction.on_commit(lambda: _delete([SITE_TOKEN_KEY]))
+
+
+def _delete(keys: list[str]) -> None:
+    try:
+        page_cache().delete_many(keys)
+    except Exception:
+        # The pages will be stale until their entries expire: say so loudly.
+        logger.exception("Could not purge %d paths from the page cache", len(keys))
+
+
+class PageCacheMiddleware:
+    """Serve anonymous GETs of public pages from the page cache, filling it on a miss.
+
+    Placed above GZip and ConditionalGet, so it stores the compressed response
+    with its ETag, and answers a conditional request for a cached page with 304
+    itself. A cache that fails (Redis down) is logged and bypassed.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        timeout = settings.PAGE_CACHE_SECONDS
+        if timeout <= 0 or not self.is_cacheable_request(request):
+            return self.get_response(request)
+        cache = page_cache()
+        try:
+            key = self.key_for(cache, request)
+            stored = cache.get(key)
+        except Exception:
+            logger.warning("Page cache unavailable", exc_info=True)
+            return self.get_response(request)
+        if stored is not None:
+            return self.answer(request, stored)
+
+        response = self.get_response(request)
+        if self.is_cacheable_response(response):
+            if not response.has_header("Last-Modified"):
+                response["Last-Modified"] = http_date()
+            stored = {
+                "content": response.content,
+                "headers": {
+                    name: response[name]
+                    for name in STORED_HEADERS
+                    if response.has_header(name)
+                },
+            }
+            try:
+                cache.set(key, stored, timeout)
+            except Exception:
+                logger.warning("Could not store a page", exc_info=True)
+        response["X-Page-Cache"] = "miss"
+        return response
+
+    @staticmethod
+    def is_cacheable_request(request) -> bool:
+        if request.method not in ("GET", "HEAD"):
+            return False
+        if settings.SESSION_COOKIE_NAME in request.COOKIES:
+            return False
+        if request.path_info.startswith(tuple(settings.PAGE_CACHE_EXCLUDED_PATHS)):
+            return False
+        return set(request.GET) <= set(settings.PAGE_CACHE_QUERY_PARAMS)
+
+    @staticmethod
+    def is_cacheable_response(response) -> bool:
+        if response.status_code != 200 or response.streaming or response.cookies:
+            return False
+        vary = {v.lower() for v in cc_delim_re.split(response.get("Vary", ""))}
+        if "cookie" in vary or "*" in vary:
+            return False
+        control = {
+            part.split("=")[0].strip().lower()
+            for part in cc_delim_re.split(response.get("Cache-Control", ""))
+        }
+        return not control & {"private", "no-store", "no-cache"}
+
+    @staticmethod
+    def key_for(cache, request) -> str:
+        """Return the key of this request's variant of its page.
+
+        The variant is the host, the path and query, and whether the client
+        takes gzip (GZipMiddleware below compresses or not by that alone).
+        """
+        path = request.path
+        site, page = _tokens(cache, [SITE_TOKEN_KEY, path_token_key(path)])
+        gzip = bool(_ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")))
+        variant = _digest(f"{request.get_host()}\n{request.get_full_path()}\n{gzip}")
+        return f"pagecache:page:{site}:{page}:{variant}"
+
+    @staticmethod
+    def answer(request, stored):
+        """Return the stored copy, or 304 when the client's copy is current."""
+        response = HttpResponse(stored["content"])
+        for name, value in stored["headers"].items():
+            response[name] = value
+        response["Content-Length"] = str(len(stored["content"]))
+        response["X-Page-Cache"] = "hit"
+        return get_conditional_response(
+            request,
+            etag=response.get("ETag"),
+            last_modified=parse_http_date_safe(response.get("Last-Modified", "")),
+            response=response,
+        )
