@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import models
 from django.db.models import Count, OuterRef, Q
-from django.db.models.functions import Cast, Length, Substr
+from django.db.models.functions import Cast, ExtractYear, Length, Substr
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -29,9 +29,11 @@ from blog import reading
 from blog.blocks import PostBodyBlock, body_anchors, body_headings
 from blog.forms import PostPageForm
 from blog.rendering import render_inline_text
-from series.models import SeriesPage
+from series.models import OneQueryViewRestrictions, SeriesPage
 
 POSTS_PER_PAGE = 20
+# An archive line is one link: a page of them can be long.
+ARCHIVE_PER_PAGE = 200
 
 
 class PostTag(TaggedItemBase):
@@ -72,7 +74,7 @@ class PostPageQuerySet(PageQuerySet):
         )
 
 
-class HomePage(Page):
+class HomePage(OneQueryViewRestrictions, Page):
     """The site root: author intro, recent updates and the sections."""
 
     author = models.CharField(max_length=100, blank=True, default="")
@@ -135,7 +137,7 @@ class HomePage(Page):
         return context
 
 
-class PostPage(Page):
+class PostPage(OneQueryViewRestrictions, Page):
     """An article."""
 
     summary = models.TextField(
@@ -359,7 +361,7 @@ class PostPage(Page):
         return context
 
 
-class TagIndexPage(RoutablePageMixin, Page):
+class TagIndexPage(OneQueryViewRestrictions, RoutablePageMixin, Page):
     """Every tag with its post count, and one page per tag."""
 
     intro = RichTextField(blank=True, features=["bold", "italic", "link"])
@@ -419,8 +421,8 @@ class TagIndexPage(RoutablePageMixin, Page):
         )
 
 
-class ArchivePage(Page):
-    """Every post, grouped by year."""
+class ArchivePage(OneQueryViewRestrictions, Page):
+    """Every post, grouped by year, newest first, a few hundred to a page."""
 
     parent_page_types = ["blog.HomePage"]
     subpage_types = []
@@ -429,23 +431,34 @@ class ArchivePage(Page):
     class Meta:
         verbose_name = "归档"
 
-    def years(self):
-        """Return [(year, [posts])] for every live post, newest first.
+    def years(self, posts):
+        """Return [(year, posts in the year, posts of the year on this page)].
 
-        Only the fields a line of the archive shows are loaded.
+        ``posts`` is one page of the archive; a year it splits is headed on
+        both pages, with the year's whole count.
         """
-        posts = (
+        counts = dict(
             PostPage.objects.live()
-            .order_by("-date", "-pk")
-            .only("title", "url_path", "date", "depth", "path", "content_type_id")
+            .annotate(year=ExtractYear("date"))
+            .order_by()
+            .values_list("year")
+            .annotate(n=Count("pk"))
         )
         return [
-            (year, list(items))
+            (year, counts.get(year, 0), list(items))
             for year, items in groupby(posts, key=lambda p: p.date.year)
         ]
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
-        context["years"] = self.years()
+        # Only the fields a line of the archive shows are loaded.
+        posts = (
+            PostPage.objects.live()
+            .order_by("-date", "-pk")
+            .only("title", "url_path", "date", "depth", "path", "content_type_id")
+        )
+        page = Paginator(posts, ARCHIVE_PER_PAGE).get_page(request.GET.get("page"))
+        context["posts"] = page
+        context["years"] = self.years(page.object_list)
         context["today"] = timezone.localdate()
         return context

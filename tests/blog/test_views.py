@@ -141,6 +141,29 @@ def test_archive_groups_by_year(client, site):
     assert "FlashAttention 笔记" in html and "csapp-7-链接" in html
 
 
+def test_archive_pages_hold_a_few_hundred_posts_and_keep_year_counts(
+    client, home, archive, monkeypatch
+):
+    monkeypatch.setattr("blog.models.ARCHIVE_PER_PAGE", 3)
+    for n, year in enumerate([2026, 2025, 2025, 2025, 2024]):
+        PostPageFactory(
+            parent=home,
+            title=f"归档文章{n}",
+            slug=f"a{n}",
+            date=datetime.date(year, 3, n + 1),
+        )
+    first = client.get("/archive/").content.decode()
+    second = client.get("/archive/?page=2").content.decode()
+
+    # Newest first: 0 (2026), then 3, 2 | 1 (2025), then 4 (2024).
+    assert [f"归档文章{n}" in first for n in range(5)] == [1, 0, 1, 1, 0]
+    assert [f"归档文章{n}" in second for n in range(5)] == [0, 1, 0, 0, 1]
+    # 2025 is split across the pages; both head it with its three posts.
+    assert first.count('2025 年 <span class="count">3 篇') == 1
+    assert second.count('2025 年 <span class="count">3 篇') == 1
+    assert 'href="?page=2"' in first and "第 2 / 2 页" in second
+
+
 def test_drafts_are_not_listed(client, site):
     site["flash"].unpublish()
     for url in ["/", "/cuda/", "/tags/cuda/", "/archive/"]:
