@@ -127,15 +127,7 @@ class PostFeed(Feed):
     def item_content(self, item) -> str:
         """Return the post's body rendered for feed readers, URLs absolute."""
         url = self.request.build_absolute_uri(item.get_url(self.request))
-        html = item.body.render_as_block(
-            context={
-                "feed": True,
-                "page": item,
-                "page_url": url,
-                "request": self.request,
-                "site_name": settings.WAGTAIL_SITE_NAME,
-            }
-        )
+        html = item.rendered(self.request, feed=True, page_url=url)["html"]
         return absolutize_urls(_HEADING_ANCHOR.sub("", str(html)), url)
 
 

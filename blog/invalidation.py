@@ -7,7 +7,8 @@ links to (their backlinks), the site feed, the sitemap, search results and its
 social image. A nested series is shown on the pages above it and in the
 breadcrumbs of every page under it. Home and top-level sections are in every
 page's header, so changing them purges everything; so does renaming a tag,
-which every card of its posts shows.
+which every card of its posts shows. Replacing an image purges the posts
+that show it.
 
 When a page's URL changes (a move or a new slug), its old URLs and the pages
 whose links point at it are purged too.
@@ -17,7 +18,8 @@ from django.contrib.contenttypes.models import ContentType
 from django.db.models.signals import post_delete, post_save, pre_delete
 from django.urls import reverse
 from taggit.models import Tag
-from wagtail.models import Page, ReferenceIndex, Site
+from wagtail.images import get_image_model
+from wagtail.models import Page, ReferenceIndex
 from wagtail.signals import (
     page_published,
     page_slug_changed,
@@ -27,21 +29,8 @@ from wagtail.signals import (
 )
 
 from blog.models import ArchivePage, HomePage, PostPage, PostTag, TagIndexPage
-from blog.pagecache import purge_all, purge_paths
+from blog.pagecache import purge_all, purge_paths, site_paths
 from series.models import SeriesPage
-
-
-def site_paths(url_path: str) -> list[str]:
-    """Return the paths a page with this tree ``url_path`` is served at.
-
-    One per site whose root is above it (usually one); none when no site
-    serves it. Works for old url_paths as well as current ones.
-    """
-    return [
-        url_path[len(root_path) - 1 :]
-        for _, root_path, _, _ in Site.get_site_root_paths()
-        if url_path.startswith(root_path)
-    ]
 
 
 def paths_of(pages) -> set[str]:
@@ -175,6 +164,19 @@ def _on_post_tag_change(sender, instance, **kwargs):
     purge_paths(tag_paths([instance.tag]))
 
 
+def _on_image_change(sender, instance, created=False, **kwargs):
+    # A replaced file or new focal point changes the renditions its posts show.
+    if created:
+        return
+    referrers = ReferenceIndex.get_references_to(instance).filter(
+        base_content_type=ContentType.objects.get_for_model(Page)
+    )
+    for page in (
+        Page.objects.live().filter(pk__in=referrers.values("object_id")).specific()
+    ):
+        purge_page(page)
+
+
 def _on_tag_change(sender, instance, created=False, **kwargs):
     # A new tag is on no page yet; a renamed or deleted one is on its posts' cards.
     if not created:
@@ -189,6 +191,9 @@ def connect() -> None:
     post_page_move.connect(_after_move, dispatch_uid="pagecache")
     page_slug_changed.connect(_on_slug_change, dispatch_uid="pagecache")
     pre_delete.connect(_before_delete, dispatch_uid="pagecache")
+    post_save.connect(
+        _on_image_change, sender=get_image_model(), dispatch_uid="pagecache"
+    )
     for signal in (post_save, post_delete):
         signal.connect(_on_post_tag_change, sender=PostTag, dispatch_uid="pagecache")
         signal.connect(_on_tag_change, sender=Tag, dispatch_uid="pagecache")

@@ -1,10 +1,12 @@
 """Pages of the blog: home, posts, tags and the archive."""
 
 import datetime
+import logging
 from itertools import groupby
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
+from django.core.cache import caches
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import models
@@ -28,10 +30,16 @@ from wagtail.search import index
 from blog import reading
 from blog.blocks import PostBodyBlock, body_anchors, body_headings
 from blog.forms import PostPageForm
+from blog.pagecache import page_tokens
 from blog.rendering import render_inline_text
+from blog.rendering.cache import make_key
 from series.models import OneQueryViewRestrictions, SeriesPage
 
+logger = logging.getLogger(__name__)
+
 POSTS_PER_PAGE = 20
+# A rendered body is dropped with its page's cache tokens; the rest expire.
+BODY_CACHE_SECONDS = 7 * 24 * 3600
 # An archive line is one link: a page of them can be long.
 ARCHIVE_PER_PAGE = 200
 
@@ -233,6 +241,46 @@ class PostPage(OneQueryViewRestrictions, Page):
             " ".join([self.title, self.summary, body_text(self.body), tags])
         )
 
+    def rendered(self, request=None, *, feed=False, page_url=""):
+        """Return the body's HTML, its table of contents and reading time.
+
+        A body of hundreds of formulas and code blocks is hundreds of render
+        cache reads, and the table of contents and reading time walk it again;
+        all three are worked out once and kept as one render cache entry. Its
+        key is the body's content and the page's page-cache tokens, so whatever
+        purges the page (a linked page moved, an image replaced) renders it
+        again. ``feed`` renders the body for feed readers, linking to
+        ``page_url``. Returns a dict: ``html``, ``toc`` and ``minutes``.
+        """
+        context = {"page": self, "request": request}
+        if feed:
+            context |= {"feed": True, "page_url": page_url}
+
+        def render():
+            html = str(self.body.render_as_block(context=context))
+            if feed:  # A feed entry has no table of contents or reading time.
+                return {"html": html, "toc": [], "minutes": None}
+            return {"html": html, "toc": self.toc, "minutes": self.reading_minutes}
+
+        try:
+            store = caches["renders"]
+            tokens = page_tokens(self.url_path)
+            key = make_key(
+                "post", [self.pk, tokens, feed, page_url, self.body.raw_data]
+            )
+            rendered = store.get(key)
+        except Exception:
+            logger.warning("Render cache unavailable", exc_info=True)
+            return render()
+        if rendered is None:
+            rendered = render()
+            try:
+                store.set(key, rendered, BODY_CACHE_SECONDS)
+            except Exception:
+                logger.warning("Could not store a rendered body", exc_info=True)
+        # Rendered by our blocks and renderers, which escape what is not markup.
+        return {**rendered, "html": mark_safe(rendered["html"])}  # noqa: S308
+
     @property
     def tag_list(self):
         """Return the post's tags, from the listing prefetch when there is one."""
@@ -262,7 +310,7 @@ class PostPage(OneQueryViewRestrictions, Page):
         """Return the table of contents: dicts of anchor, level (2–4) and html.
 
         The heading text is typeset here, inline math included, so the template
-        only places finished HTML.
+        only places finished HTML. Pages show it from ``rendered()``.
         """
         return [
             {
@@ -358,6 +406,7 @@ class PostPage(OneQueryViewRestrictions, Page):
         context["breadcrumbs"] = self.navigation["breadcrumbs"]
         context["series_nav"] = self.navigation["series"]
         context["backlinks"] = list(self.backlinks())
+        context["rendered"] = self.rendered(request)
         return context
 
 

@@ -78,6 +78,31 @@ def _tokens(cache, keys: list[str]) -> list[str]:
     return tokens
 
 
+def site_paths(url_path: str) -> list[str]:
+    """Return the paths a page with this tree ``url_path`` is served at.
+
+    One per site whose root is above it (usually one); none when no site
+    serves it. Works for old url_paths as well as current ones.
+    """
+    from wagtail.models import Site
+
+    return [
+        url_path[len(root_path) - 1 :]
+        for _, root_path, _, _ in Site.get_site_root_paths()
+        if url_path.startswith(root_path)
+    ]
+
+
+def page_tokens(url_path: str) -> list[str]:
+    """Return the current tokens of the site and of a page's paths.
+
+    They change whenever the page's cached copies are purged, so a cache entry
+    keyed on them (the rendered body, say) is dropped with the page.
+    """
+    keys = [SITE_TOKEN_KEY] + [path_token_key(p) for p in site_paths(url_path)]
+    return _tokens(page_cache(), keys)
+
+
 def purge_paths(paths) -> None:
     """Drop every cached copy of these URL paths, once the transaction commits.
 

@@ -9,6 +9,7 @@ served from the cache.
 import datetime
 
 import pytest
+import wagtail_factories
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -357,3 +358,39 @@ def test_scheduled_publishing_purges_like_a_publish(
     with django_capture_on_commit_callbacks(execute=True):
         call_command("publish_scheduled")
     assert "第三篇（定时）" in client.get(PAGES["series"]).content.decode()
+
+
+# The rendered body is kept too (PostPage.rendered), and dropped with the page.
+
+
+def test_a_rendered_body_follows_a_moved_link_target(
+    client, site, settings, django_capture_on_commit_callbacks
+):
+    settings.PAGE_CACHE_SECONDS = 0
+    linking = site["elsewhere"]
+    target = site["first"]
+    linking.body = [
+        ("paragraph", f'<p>见 <a linktype="page" id="{target.pk}">第一篇</a>。</p>')
+    ]
+    publish(linking, django_capture_on_commit_callbacks)
+    assert 'href="/cuda/cute/first/"' in client.get(linking.url).content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        target.move(site["notes"], pos="last-child")
+    assert 'href="/notes/first/"' in client.get(linking.url).content.decode()
+
+
+def test_replacing_an_image_renders_its_posts_again(
+    client, site, django_capture_on_commit_callbacks
+):
+    image = wagtail_factories.ImageFactory(title="Roofline 模型")
+    post = site["first"]
+    post.body = [("image", {"image": image, "alt": "", "caption": ""})]
+    publish(post, django_capture_on_commit_callbacks)
+    assert 'alt="Roofline 模型"' in client.get(post.url).content.decode()
+    client.get(post.url)
+
+    image.title = "Roofline（修订）"
+    with django_capture_on_commit_callbacks(execute=True):
+        image.save()
+    assert 'alt="Roofline（修订）"' in client.get(post.url).content.decode()
