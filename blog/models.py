@@ -250,7 +250,8 @@ class PostPage(OneQueryViewRestrictions, Page):
         key is the body's content and the page's page-cache tokens, so whatever
         purges the page (a linked page moved, an image replaced) renders it
         again. ``feed`` renders the body for feed readers, linking to
-        ``page_url``. Returns a dict: ``html``, ``toc`` and ``minutes``.
+        ``page_url``. Returns a dict: ``html``, ``toc``, ``minutes``, and whether
+        there is ``math`` and ``code`` in it.
         """
         context = {"page": self, "request": request}
         if feed:
@@ -260,7 +261,14 @@ class PostPage(OneQueryViewRestrictions, Page):
             html = str(self.body.render_as_block(context=context))
             if feed:  # A feed entry has no table of contents or reading time.
                 return {"html": html, "toc": [], "minutes": None}
-            return {"html": html, "toc": self.toc, "minutes": self.reading_minutes}
+            return {
+                "html": html,
+                "toc": self.toc,
+                "minutes": self.reading_minutes,
+                # What the page needs to load: KaTeX's CSS and fonts, Pygments' CSS.
+                "math": 'class="katex' in html,
+                "code": 'class="highlight' in html,
+            }
 
         try:
             store = caches["renders"]

@@ -5,6 +5,7 @@ import re
 
 import pytest
 from django.urls import reverse
+from wagtail.rich_text import RichText
 
 from tests.factories import PostPageFactory, SeriesPageFactory
 
@@ -103,6 +104,26 @@ def test_post_page_has_breadcrumbs_dates_tags_and_rendered_body(client, site):
     for tag in re.findall(r"<script[^>]*>", html):
         assert "src=" in tag or 'type="application/ld+json"' in tag, tag
     assert "/static/katex/katex.min.css" in html
+
+
+def test_katex_and_pygments_styles_load_only_where_a_post_needs_them(client, home):
+    plain = PostPageFactory(
+        parent=home, slug="plain", body__0__paragraph__value=RichText("<p>纯文字。</p>")
+    )
+    code = PostPageFactory(parent=home, slug="code", body__0__code__code="int x;")
+    math = PostPageFactory(parent=home, slug="math", body__0__math__tex="x^2")
+
+    def styles(post):
+        html = client.get(post.url).content.decode()
+        return {
+            "katex": "katex.min.css" in html and "KaTeX_Main-Regular.woff2" in html,
+            "pygments": "pygments.css" in html,
+        }
+
+    assert styles(plain) == {"katex": False, "pygments": False}
+    assert styles(code) == {"katex": False, "pygments": True}
+    assert styles(math) == {"katex": True, "pygments": False}
+    assert "katex.min.css" not in client.get("/").content.decode()
 
 
 def test_unicode_slug_post_is_served(client, site):
