@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 JOBS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install run serve test e2e audit lint format check migrate demo clean
+.PHONY: help install run serve test e2e audit bench lint format check migrate demo clean
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -48,6 +48,9 @@ e2e: install ## Browser, HTML-validity and accessibility checks only (Chromium, 
 
 audit: install ## Lighthouse scores of home and the longest math post (Chromium)
 	$(PY) scripts/audit.py
+
+bench: install ## Benchmark 1k and 10k posts: SQLite, and PostgreSQL if DATABASE_URL is one (BENCH_ARGS="--sizes 200 --duration 3")
+	$(PY) scripts/bench.py $(BENCH_ARGS)
 
 lint: install ## Lint Python and check template formatting
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,201 @@
+"""Requests for `make bench`: warm-ups, timed requests, wrk runs, page weight.
+
+Every request says `Accept-Encoding: gzip`, the page runs and the static-file
+runs alike, so both send the compressed bytes a browser would get.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import re
+import shutil
+import statistics
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from html.parser import HTMLParser
+from urllib.parse import urljoin, urlsplit
+
+from scripts.bench.server import Gunicorn
+
+HEADERS = {"Accept-Encoding": "gzip"}
+MIN_TIMED = 10
+MAX_TIMED = 2000
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+def fetch(url: str, timeout: float = 120) -> Response:
+    """GET `url` with gzip accepted; the body stays as sent (compressed or not)."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        connection.request("GET", target, headers={**HEADERS, "Connection": "close"})
+        response = connection.getresponse()
+        body = response.read()
+        headers = {name.lower(): value for name, value in response.getheaders()}
+        return Response(response.status, headers, body)
+    finally:
+        connection.close()
+
+
+def expect_ok(url: str) -> Response:
+    response = fetch(url)
+    if response.status != 200:
+        raise RuntimeError(f"{url} answered {response.status}")
+    return response
+
+
+def warm_up(url: str, *, parallel: int, rounds: int = 3) -> None:
+    """Request `url` `parallel` at a time, so that every worker renders it."""
+    with ThreadPoolExecutor(parallel) as pool:
+        for _ in range(rounds):
+            list(pool.map(expect_ok, [url] * parallel))
+
+
+def server_times(server: Gunicorn, url: str, duration: float) -> dict[str, float]:
+    """Request `url` one at a time for `duration` s; return the server's p50/p95 (ms).
+
+    The times are gunicorn's own (request in to response out, in the worker),
+    read back from its access log, so the client's overhead is not in them.
+    """
+    offset = server.access_log_offset()
+    deadline = time.monotonic() + duration
+    sent = 0
+    while sent < MAX_TIMED and (sent < MIN_TIMED or time.monotonic() < deadline):
+        expect_ok(url)
+        sent += 1
+    times = []
+    for _ in range(50):  # gunicorn writes the last lines a moment after answering
+        times = server.durations_ms(offset)
+        if len(times) >= sent:
+            break
+        time.sleep(0.05)
+    if len(times) < sent:
+        raise RuntimeError(f"{url}: {sent} requests but {len(times)} logged")
+    return {"p50": percentile(times, 50), "p95": percentile(times, 95), "n": sent}
+
+
+def percentile(values: list[float], pct: int) -> float:
+    """Return the `pct`-th percentile (inclusive method), rounded to 0.1 ms."""
+    if len(values) == 1:
+        return round(values[0], 1)
+    return round(statistics.quantiles(values, n=100, method="inclusive")[pct - 1], 1)
+
+
+@dataclass
+class WrkResult:
+    rps: float
+    requests: int
+    bytes_per_response: int
+    latency_p50_ms: float
+    latency_p99_ms: float
+    errors: int
+    non_2xx: int
+
+
+_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
+_TIME_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
+
+
+def _size(text: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)([KMG]?B)", text).groups()
+    return float(number) * _UNITS[unit]
+
+
+def _ms(text: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(number) * _TIME_UNITS[unit]
+
+
+def wrk_path() -> str | None:
+    return shutil.which("wrk")
+
+
+def wrk(url: str, *, duration: float, connections: int, threads: int) -> dict:
+    """Load `url` with wrk for `duration` s; return its throughput and latency."""
+    done = subprocess.run(  # noqa: S603
+        [
+            wrk_path() or "wrk",
+            f"--threads={threads}",
+            f"--connections={connections}",
+            f"--duration={max(1, round(duration))}s",
+            "--timeout=10s",
+            "--latency",
+            "--header=Accept-Encoding: gzip",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=duration + 60,
+    )
+    out = done.stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    requests, read = re.search(
+        r"(\d+) requests in [\d.]+\w+, ([\d.]+[KMG]?B) read", out
+    ).groups()
+    sockets = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out
+    )
+    errors = sum(map(int, sockets.groups())) if sockets else 0
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    latency = dict(
+        re.findall(r"^\s+(50|99)%\s+([\d.]+(?:us|ms|s|m))$", out, re.MULTILINE)
+    )
+    return asdict(
+        WrkResult(
+            rps=round(rps, 1),
+            requests=int(requests),
+            bytes_per_response=round(_size(read) / max(1, int(requests))),
+            latency_p50_ms=round(_ms(latency["50"]), 2),
+            latency_p99_ms=round(_ms(latency["99"]), 2),
+            errors=errors,
+            non_2xx=int(non_2xx.group(1)) if non_2xx else 0,
+        )
+    )
+
+
+class _AssetLinks(HTMLParser):
+    """Collect the stylesheets and scripts a page links."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "link" and "stylesheet" in (values.get("rel") or "").split():
+            self.urls.append(values.get("href") or "")
+        elif tag == "script" and values.get("src"):
+            self.urls.append(values["src"])
+
+
+def page_weight(base: str, path: str) -> dict:
+    """Return the gzip bytes of a page and of the CSS and JS it links."""
+    page = expect_ok(base + path)
+    html = page.body
+    if page.headers.get("content-encoding") == "gzip":
+        html = gzip.decompress(html)
+    links = _AssetLinks()
+    links.feed(html.decode("utf-8", "replace"))
+    assets = {}
+    for url in dict.fromkeys(u for u in links.urls if u):
+        absolute = urljoin(base + path, url)
+        if urlsplit(absolute).netloc != urlsplit(base).netloc:
+            continue  # nothing third-party is expected; not ours to weigh
+        assets[urlsplit(absolute).path] = len(expect_ok(absolute).body)
+    return {
+        "html_gzip_bytes": len(page.body),
+        "compressed": page.headers.get("content-encoding") == "gzip",
+        "assets_gzip_bytes": sum(assets.values()),
+        "assets": assets,
+    }
