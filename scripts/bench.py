@@ -273,22 +273,14 @@ def bench_run(kind: str, size: int, args: argparse.Namespace) -> dict:
             sys.stdout.write(step("inspect", argv, inspect_env, folder))
         pages = json.loads(pages_path.read_text())
         rss = {}
-        parallel = 2 * args.workers
         say("  render times, page cache off …")
+        render_env = bench_env(url, folder, PAGE_CACHE_SECONDS="0")
         with (
             phase("render"),
-            Gunicorn(
-                bench_env(url, folder, PAGE_CACHE_SECONDS="0"),
-                folder,
-                name="render",
-                workers=args.workers,
-            ) as server,
+            Gunicorn(render_env, folder, name="render", workers=args.workers) as server,
         ):
             for page in pages.values():
-                warm_up(server.url + page["url"], parallel=parallel)
-                page["render_ms"] = server_times(
-                    server, server.url + page["url"], args.duration
-                )
+                measure_render(server, page, args)
             rss["render"] = server.worker_rss_mb()
         say("  throughput, page cache on, and the static floor …")
         shutil.rmtree(folder / "pagecache", ignore_errors=True)
@@ -320,15 +312,22 @@ def bench_run(kind: str, size: int, args: argparse.Namespace) -> dict:
     return run
 
 
+def measure_render(server: Gunicorn, page: dict, args: argparse.Namespace) -> None:
+    """Time the page's renders (page cache off) once every worker has rendered it."""
+    url = server.url + page["url"]
+    warm_up(url, parallel=2 * args.workers, budget=args.duration)
+    page["render_ms"] = server_times(server, url, args.duration)
+
+
 def measure_throughput(server: Gunicorn, page: dict, args: argparse.Namespace) -> None:
     """wrk the page (page cache on) and its static copy; add rps, ratio and weight."""
     url = server.url + page["url"]
     static_url = f"{server.url}/static/{page['static_path']}"
-    warm_up(url, parallel=2 * args.workers)
+    warm_up(url, parallel=2 * args.workers, budget=args.duration)
     page["page_cache"] = fetch(url).headers.get("x-page-cache", "absent")
     static = expect_ok(static_url)
     page["static_compressed"] = static.headers.get("content-encoding") == "gzip"
-    warm_up(static_url, parallel=2 * args.workers)
+    warm_up(static_url, parallel=2 * args.workers, budget=args.duration)
     load = {
         "duration": args.duration,
         "connections": args.connections,

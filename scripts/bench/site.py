@@ -358,10 +358,10 @@ def inspect(manifest: dict, html_dir: Path) -> dict:
     html_dir.mkdir(parents=True, exist_ok=True)
     figures = {}
     for name, page in manifest["pages"].items():
-        for _ in range(2):  # warm-up: render cache, content types, site root paths
-            response = client.get(page["url"])
-            if response.status_code != 200:
-                raise SystemExit(f"{page['url']} answered {response.status_code}")
+        # Warm-up: render cache, content types, site root paths.
+        response = client.get(page["url"])
+        if response.status_code != 200:
+            raise SystemExit(f"{page['url']} answered {response.status_code}")
         with CaptureQueriesContext(connection) as queries:
             response = client.get(page["url"])
         body = response.content
