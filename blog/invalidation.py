@@ -15,6 +15,8 @@ whose links point at it are purged too.
 """
 
 from django.contrib.contenttypes.models import ContentType
+from django.db import models
+from django.db.models.functions import Cast
 from django.db.models.signals import post_delete, post_save, pre_delete
 from django.urls import reverse
 from taggit.models import Tag
@@ -62,6 +64,16 @@ def section_paths(ancestors) -> set[str]:
     return paths
 
 
+def as_page_ids(references, field: str):
+    """Return a subquery of page ids from a text id column of the reference index.
+
+    PostgreSQL will not compare an integer with text, so the column is cast.
+    """
+    return references.annotate(page_id=Cast(field, models.IntegerField())).values(
+        "page_id"
+    )
+
+
 def paths_showing(page) -> set[str] | None:
     """Return the paths of every public page that shows ``page``.
 
@@ -92,7 +104,7 @@ def paths_showing(page) -> set[str] | None:
         to_content_type=ContentType.objects.get_for_model(Page)
     )
     paths |= paths_of(
-        Page.objects.filter(pk__in=linked.values("to_object_id")).only("url_path")
+        Page.objects.filter(pk__in=as_page_ids(linked, "to_object_id")).only("url_path")
     )
     return paths
 
@@ -104,8 +116,10 @@ def paths_linking_to(pages) -> set[str]:
         to_content_type=page_type,
         to_object_id__in=[str(page.pk) for page in pages],
         base_content_type=page_type,
-    ).values("object_id")
-    return paths_of(Page.objects.filter(pk__in=referrers).only("url_path"))
+    )
+    return paths_of(
+        Page.objects.filter(pk__in=as_page_ids(referrers, "object_id")).only("url_path")
+    )
 
 
 def purge_page(page) -> None:
@@ -172,7 +186,9 @@ def _on_image_change(sender, instance, created=False, **kwargs):
         base_content_type=ContentType.objects.get_for_model(Page)
     )
     for page in (
-        Page.objects.live().filter(pk__in=referrers.values("object_id")).specific()
+        Page.objects.live()
+        .filter(pk__in=as_page_ids(referrers, "object_id"))
+        .specific()
     ):
         purge_page(page)
 
