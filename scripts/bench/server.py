@@ -11,25 +11,16 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
+
+from tests.e2e.server import free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 # Status and request time (microseconds): what the timing reads back.
 ACCESS_LOG_FORMAT = "%(s)s %(D)s"
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Gunicorn:
@@ -93,23 +84,13 @@ class Gunicorn:
             raise
 
     def wait_until_ready(self) -> None:
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited:\n{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(self.url + "/", timeout=30) as response:  # noqa: S310
-                    if (
-                        response.status == 200
-                        and len(self.worker_pids()) == self.workers
-                    ):
-                        return
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(
-            f"gunicorn did not answer within {self.startup_timeout} s:\n"
-            f"{self.log_tail()}"
+        # Every worker up, so the first timed requests do not wait for one.
+        wait_until_serving(
+            self.process,
+            self.url + "/",
+            self.startup_timeout,
+            self.log_tail,
+            ready=lambda: len(self.worker_pids()) == self.workers,
         )
 
     def log_tail(self) -> str:

@@ -35,6 +35,25 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_until_serving(process, url, timeout, log_tail, *, ready=None) -> None:
+    """Wait until ``url`` answers 200 (and ``ready()``, if given, is true).
+
+    Raise with ``log_tail()`` when the server exits or ``timeout`` seconds pass.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"The server exited:\n{log_tail()}")
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310
+                if response.status == 200 and (ready is None or ready()):
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"The server did not answer within {timeout} s:\n{log_tail()}")
+
+
 class DemoServer:
     """gunicorn serving the demo blog on 127.0.0.1; a context manager."""
 
@@ -122,20 +141,8 @@ class DemoServer:
             raise
 
     def wait_until_ready(self) -> None:
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"The demo server exited:\n{self.server_log()}")
-            try:
-                with urllib.request.urlopen(self.url + "/", timeout=5) as response:  # noqa: S310
-                    if response.status == 200:
-                        return
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(
-            f"The demo server did not answer within {self.startup_timeout} s:\n"
-            f"{self.server_log()}"
+        wait_until_serving(
+            self.process, self.url + "/", self.startup_timeout, self.server_log
         )
 
     def server_log(self) -> str:
