@@ -136,7 +136,7 @@ def site_feed(request):
     site = Site.find_for_request(request)
     posts = PostPage.objects.all()
     if site is not None:
-        posts = posts.descendant_of(site.root_page)
+        posts = posts.below(site.root_page)
     return PostFeed(
         posts,
         title=settings.WAGTAIL_SITE_NAME,

@@ -8,7 +8,6 @@ from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import caches
 from django.core.exceptions import ValidationError
-from django.core.paginator import Paginator
 from django.db import models
 from django.db.models import Count, OuterRef, Q
 from django.db.models.functions import Cast, ExtractYear, Length, Substr
@@ -30,10 +29,15 @@ from wagtail.search import index
 from blog import reading
 from blog.blocks import PostBodyBlock, body_anchors, body_headings
 from blog.forms import PostPageForm
-from blog.pagecache import page_tokens
+from blog.pagecache import page_tokens, remember
 from blog.rendering import render_inline_text
 from blog.rendering.cache import make_key
-from series.models import OneQueryViewRestrictions, SeriesPage
+from series.models import (
+    CountedPaginator,
+    OneQueryViewRestrictions,
+    SeriesPage,
+    live_post_pages,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +57,15 @@ class PostTag(TaggedItemBase):
 
 
 class PostPageQuerySet(PageQuerySet):
+    def below(self, page):
+        """Return the posts anywhere under ``page``: ``descendant_of`` minus its depth.
+
+        Wagtail's ``descendant_of`` adds ``depth >= n``; SQLite then reads the
+        depth index and sorts every post, where the listing's own order index
+        would stop after one page of them.
+        """
+        return self.filter(path__startswith=page.path).exclude(pk=page.pk)
+
     def for_listing(self):
         """Fetch what a post card shows: tags in one extra query, no bodies."""
         tags = models.Prefetch(
@@ -116,8 +129,7 @@ class HomePage(OneQueryViewRestrictions, Page):
             for n in range(1, len(path_components) + 1)
         ]
         page = (
-            Page.objects.descendant_of(self)
-            .filter(url_path__in=prefixes)
+            Page.objects.filter(url_path__in=prefixes, path__startswith=self.path)
             .order_by("-depth")
             .first()
         )
@@ -129,18 +141,19 @@ class HomePage(OneQueryViewRestrictions, Page):
     def sections(self):
         """Return the top-level sections with their post counts."""
         return (
-            SeriesPage.objects.child_of(self)
-            .live()
-            .annotate_post_counts()
-            .order_by("path")
-        )
+            SeriesPage.objects.child_of(self).live().order_by("path")
+        ).with_post_counts(self)
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
-        posts = PostPage.objects.descendant_of(self).recently_updated()
-        context["posts"] = Paginator(posts, POSTS_PER_PAGE).get_page(
-            request.GET.get("page")
+        posts = PostPage.objects.below(self).recently_updated()
+        counted = live_post_pages().descendant_of(self)
+        paginator = CountedPaginator(
+            posts,
+            POSTS_PER_PAGE,
+            count=lambda: remember(self.url_path, "count", counted.count),
         )
+        context["posts"] = paginator.get_page(request.GET.get("page"))
         context["sections"] = self.sections()
         return context
 
@@ -207,6 +220,13 @@ class PostPage(OneQueryViewRestrictions, Page):
     class Meta:
         verbose_name = "文章"
         verbose_name_plural = "文章"
+        # Listings read posts in these orders and stop after a page of them.
+        indexes = [
+            models.Index(
+                fields=["-updated", "-date", "-page_ptr"], name="post_recent_idx"
+            ),
+            models.Index(fields=["-date", "-page_ptr"], name="post_date_idx"),
+        ]
 
     def clean(self):
         super().clean()
@@ -220,6 +240,9 @@ class PostPage(OneQueryViewRestrictions, Page):
             {**entry, "lastmod": max(self.updated, self.date)}
             for entry in super().get_sitemap_urls(request)
         ]
+
+    # Series keep their listings' counts through this, reached by label.
+    remember = staticmethod(remember)
 
     @classmethod
     def feed_response(cls, request, posts, *, title, link, subtitle=""):
@@ -443,7 +466,8 @@ class TagIndexPage(OneQueryViewRestrictions, RoutablePageMixin, Page):
 
     @path("")
     def tag_index(self, request):
-        return self.render(request, context_overrides={"tags": self.tags_with_counts()})
+        tags = remember(self.url_path, "tags", lambda: list(self.tags_with_counts()))
+        return self.render(request, context_overrides={"tags": tags})
 
     @re_path(r"^(?P<slug>[-\w]+)/$")
     def tag_detail(self, request, slug):
@@ -454,7 +478,15 @@ class TagIndexPage(OneQueryViewRestrictions, RoutablePageMixin, Page):
             .for_listing()
             .order_by("-date", "-pk")
         )
-        page = Paginator(posts, POSTS_PER_PAGE).get_page(request.GET.get("page"))
+        counted = PostPage.objects.live().filter(tags=tag)
+        paginator = CountedPaginator(
+            posts,
+            POSTS_PER_PAGE,
+            count=lambda: remember(
+                f"{self.url_path}{tag.slug}/", "count", counted.count
+            ),
+        )
+        page = paginator.get_page(request.GET.get("page"))
         if not page.paginator.count:
             raise Http404("No post has this tag.")
         return self.render(
@@ -494,13 +526,17 @@ class ArchivePage(OneQueryViewRestrictions, Page):
         ``posts`` is one page of the archive; a year it splits is headed on
         both pages, with the year's whole count.
         """
-        counts = dict(
-            PostPage.objects.live()
-            .annotate(year=ExtractYear("date"))
-            .order_by()
-            .values_list("year")
-            .annotate(n=Count("pk"))
-        )
+
+        def count():
+            return dict(
+                PostPage.objects.live()
+                .annotate(year=ExtractYear("date"))
+                .order_by()
+                .values_list("year")
+                .annotate(n=Count("pk"))
+            )
+
+        counts = remember(self.url_path, "years", count)
         return [
             (year, counts.get(year, 0), list(items))
             for year, items in groupby(posts, key=lambda p: p.date.year)
@@ -514,7 +550,12 @@ class ArchivePage(OneQueryViewRestrictions, Page):
             .order_by("-date", "-pk")
             .only("title", "url_path", "date", "depth", "path", "content_type_id")
         )
-        page = Paginator(posts, ARCHIVE_PER_PAGE).get_page(request.GET.get("page"))
+        paginator = CountedPaginator(
+            posts,
+            ARCHIVE_PER_PAGE,
+            count=lambda: remember(self.url_path, "count", live_post_pages().count),
+        )
+        page = paginator.get_page(request.GET.get("page"))
         context["posts"] = page
         context["years"] = self.years(page.object_list)
         context["today"] = timezone.localdate()

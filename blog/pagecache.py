@@ -25,6 +25,8 @@ import hashlib
 import logging
 import re
 import secrets
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.conf import settings
 from django.core.cache import caches
@@ -48,6 +50,7 @@ STORED_HEADERS = (
     "X-Robots-Tag",
 )
 _ACCEPTS_GZIP = re.compile(r"\bgzip\b")
+T = TypeVar("T")
 
 
 def page_cache():
@@ -101,6 +104,34 @@ def page_tokens(url_path: str) -> list[str]:
     """
     keys = [SITE_TOKEN_KEY] + [path_token_key(p) for p in site_paths(url_path)]
     return _tokens(page_cache(), keys)
+
+
+def remember(url_path: str, name: str, compute: Callable[[], T]) -> T:
+    """Return ``compute()`` for the page at ``url_path``, kept until it is purged.
+
+    For the figures a listing shows that cost a pass over every post: its
+    count, the counts per section, tag or year. They change only when a post is
+    published, unpublished, moved, retagged or deleted, and each of those purges
+    the pages that show them (``blog.invalidation``), which changes this key.
+    A failing cache is bypassed; ``LISTING_CACHE_SECONDS = 0`` turns it off.
+    """
+    timeout = settings.LISTING_CACHE_SECONDS
+    if timeout <= 0:
+        return compute()
+    store = caches["renders"]
+    try:
+        key = f"listing:{_digest(repr([name, page_tokens(url_path)]))}"
+        value = store.get(key)
+    except Exception:
+        logger.warning("Render cache unavailable", exc_info=True)
+        return compute()
+    if value is None:
+        value = compute()
+        try:
+            store.set(key, value, timeout)
+        except Exception:
+            logger.warning("Could not store a listing's figures", exc_info=True)
+    return value
 
 
 def purge_paths(paths) -> None:

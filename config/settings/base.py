@@ -170,6 +170,8 @@ else:
 # it off. Query strings with other parameters than these are not cached.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "86400"))
 PAGE_CACHE_ALIAS = "default"
+# Counts a listing shows (per section, tag, year), kept until its page is purged.
+LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
 PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/"]
 PAGE_CACHE_QUERY_PARAMS = ["page", "q"]
 

@@ -16,6 +16,7 @@ STORAGES = {
 WAGTAILADMIN_BASE_URL = "http://testserver"
 # Off, so a test sees what it just changed; tests of the page cache turn it on.
 PAGE_CACHE_SECONDS = 0
+LISTING_CACHE_SECONDS = 0
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 

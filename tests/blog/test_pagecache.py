@@ -7,11 +7,13 @@ served from the cache.
 """
 
 import datetime
+import re
 
 import pytest
 import wagtail_factories
 from django.core.management import call_command
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -25,6 +27,7 @@ from tests.factories import PostPageFactory, SeriesPageFactory
 @pytest.fixture(autouse=True)
 def page_cache_on(settings):
     settings.PAGE_CACHE_SECONDS = 3600
+    settings.LISTING_CACHE_SECONDS = 3600
 
 
 @pytest.fixture
@@ -209,6 +212,61 @@ def test_publishing_a_new_post_lists_it_and_updates_the_series_count(
     # Every post of the series says "第 k 篇，共 4 篇" now.
     assert "共 4 篇" in client.get(PAGES["first"]).content.decode()
     assert {"other post", "tag csapp"} <= served_from_cache(client)
+
+
+def counts(client):
+    """Return the figures the listings show: section, series, tag and year counts."""
+    home = client.get("/").content.decode()
+    tags = client.get("/tags/").content.decode()
+    archive = client.get("/archive/").content.decode()
+    return {
+        "home: CUDA": re.search(r">CUDA</a> <span class=\"count\">(\d+) 篇", home)[1],
+        "section": re.search(r"(\d+) 篇文章", client.get("/cuda/").content.decode())[1],
+        "series": re.search(
+            r"(\d+) 篇文章", client.get("/cuda/cute/").content.decode()
+        )[1],
+        "tag cuda": re.search(r"#cuda</a> <span class=\"count\">(\d+)", tags)[1],
+        "year": re.search(r"年 <span class=\"count\">(\d+) 篇", archive)[1],
+    }
+
+
+def test_listing_counts_are_kept_until_a_change_purges_them(
+    client, site, django_capture_on_commit_callbacks
+):
+    assert counts(client) == {
+        "home: CUDA": "3",
+        "section": "3",
+        "series": "3",
+        "tag cuda": "2",
+        "year": "4",
+    }
+    # A post written straight to the database, bypassing publishing, purges
+    # nothing: the listings keep the figures they have (with the page cache
+    # off too), which shows they are not counted on every request.
+    with override_settings(PAGE_CACHE_SECONDS=0):
+        PostPageFactory(parent=site["cute"], slug="unseen", tags=["cuda"])
+        assert counts(client)["series"] == "3"
+
+        new = PostPageFactory(
+            parent=site["cute"], slug="fourth", tags=["cuda"], live=False
+        )
+        publish(new, django_capture_on_commit_callbacks)
+        assert counts(client) == {
+            "home: CUDA": "5",
+            "section": "5",
+            "series": "5",
+            "tag cuda": "4",
+            "year": "6",
+        }
+        with django_capture_on_commit_callbacks(execute=True):
+            site["second"].unpublish()
+        assert counts(client) == {
+            "home: CUDA": "4",
+            "section": "4",
+            "series": "4",
+            "tag cuda": "3",
+            "year": "5",
+        }
 
 
 def test_unpublishing_a_post_removes_it_everywhere(

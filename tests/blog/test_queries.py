@@ -4,6 +4,9 @@ Each page is requested on a small site and again after many more posts, tags,
 series and blocks are added; the count must not grow, and must stay at or
 under ten. Counts are taken with the page cache off (as in every test) and a
 warm render cache, after one request has filled Wagtail's per-process caches.
+The listings' figures (counts per section, tag and year) are kept in the render
+cache as in production, and the site grows with its purges run, as a publish
+would run them, so the grown site's first request counts again.
 """
 
 import datetime
@@ -53,6 +56,11 @@ def queries(client, url):
     return sql, response.content.decode()
 
 
+@pytest.fixture(autouse=True)
+def _listing_cache(settings):
+    settings.LISTING_CACHE_SECONDS = 3600
+
+
 @pytest.fixture
 def blog(home, tag_index, archive):
     cuda = SeriesPageFactory(parent=home, slug="cuda", ordering="newest")
@@ -97,11 +105,14 @@ URLS = [
 
 
 @pytest.mark.parametrize("url", URLS)
-def test_query_count_is_small_and_does_not_grow_with_content(client, blog, url):
+def test_query_count_is_small_and_does_not_grow_with_content(
+    client, blog, url, django_capture_on_commit_callbacks
+):
     # Page two exists only on the grown site: count it against page one.
     small_url = url.replace("?page=2", "")
     few, _ = queries(client, small_url)
-    grow(blog)
+    with django_capture_on_commit_callbacks(execute=True):
+        grow(blog)
     many, html = queries(client, url)
 
     # The grown page shows what was added: posts 200-499, series, tags 7-29.
