@@ -6,7 +6,7 @@ response — compressed, with its ETag — is kept in Django's ``default`` cache
 
 Every entry's key holds two tokens: one for the whole site and one for the URL
 path. Purging a path deletes its token, which orphans every cached variant of
-it at once (``?page=2``, gzip or not, any host); purging everything deletes the
+it at once (``?page=2``, any encoding, any host); purging everything deletes the
 site's token. A missing token is replaced by a fresh random one, so a token the
 cache evicted can never bring an old entry back. Orphans expire on their own.
 
@@ -23,7 +23,6 @@ Which paths a change purges is decided in ``blog.invalidation``.
 
 import hashlib
 import logging
-import re
 import secrets
 from collections.abc import Callable
 from typing import TypeVar
@@ -34,6 +33,8 @@ from django.db import transaction
 from django.http import HttpResponse
 from django.utils.cache import cc_delim_re, get_conditional_response
 from django.utils.http import http_date, parse_http_date_safe
+
+from blog.compression import accepted_encoding
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +50,6 @@ STORED_HEADERS = (
     "Cache-Control",
     "X-Robots-Tag",
 )
-_ACCEPTS_GZIP = re.compile(r"\bgzip\b")
 T = TypeVar("T")
 
 
@@ -161,7 +161,7 @@ def _delete(keys: list[str]) -> None:
 class PageCacheMiddleware:
     """Serve anonymous GETs of public pages from the page cache, filling it on a miss.
 
-    Placed above GZip and ConditionalGet, so it stores the compressed response
+    Placed above compression and ConditionalGet, so it stores the compressed response
     with its ETag, and answers a conditional request for a cached page with 304
     itself. A cache that fails (Redis down) is logged and bypassed.
     """
@@ -230,12 +230,15 @@ class PageCacheMiddleware:
         """Return the key of this request's variant of its page.
 
         The variant is the host, the path and query, and whether the client
-        takes gzip (GZipMiddleware below compresses or not by that alone).
+        takes Brotli, gzip or neither (the compression middleware below decides
+        by that alone for the requests cached here).
         """
         path = request.path
         site, page = _tokens(cache, [SITE_TOKEN_KEY, path_token_key(path)])
-        gzip = bool(_ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")))
-        variant = _digest(f"{request.get_host()}\n{request.get_full_path()}\n{gzip}")
+        encoding = accepted_encoding(request)
+        variant = _digest(
+            f"{request.get_host()}\n{request.get_full_path()}\n{encoding}"
+        )
         return f"pagecache:page:{site}:{page}:{variant}"
 
     @staticmethod

@@ -54,11 +54,13 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Anonymous readers get pages from the page cache (blog/pagecache.py) before
-    # anything below runs; on a miss it stores what GZip and ConditionalGet made.
+    # anything below runs; on a miss it stores what compression and ConditionalGet
+    # made.
     "blog.pagecache.PageCacheMiddleware",
-    "django.middleware.gzip.GZipMiddleware",
+    # Brotli for public pages, Django's gzip for the rest (blog/compression.py).
+    "blog.compression.CompressionMiddleware",
     # ETag on every page, and 304 to a client whose copy is still current. Below
-    # GZip, so the tag is of the page itself, not of one compressed encoding.
+    # compression, so the tag is of the page itself, not of one encoding of it.
     "django.middleware.http.ConditionalGetMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
