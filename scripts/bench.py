@@ -14,8 +14,8 @@ feed, sitemap):
   page cache off (PAGE_CACHE_SECONDS=0) and the render cache warm;
 - cached rps: wrk against gunicorn with the page cache on, after a warm-up;
 - static rps: wrk against the same bytes served as a static file by the same
-  gunicorn (WhiteNoise, gzip): the floor; ratio = cached rps / static rps;
-- weight: gzip bytes of the page and of the CSS and JS it links.
+  gunicorn (WhiteNoise, Brotli): the floor; ratio = cached rps / static rps;
+- weight: bytes sent (Brotli) of the page and of the CSS and JS it links.
 
 Also: the workers' memory (VmRSS) after the load, the time `import_markdown`
 takes for 200 Markdown posts of ~10k characters (once per database, into the
@@ -326,7 +326,7 @@ def measure_throughput(server: Gunicorn, page: dict, args: argparse.Namespace) -
     warm_up(url, parallel=2 * args.workers, budget=args.duration)
     page["page_cache"] = fetch(url).headers.get("x-page-cache", "absent")
     static = expect_ok(static_url)
-    page["static_compressed"] = static.headers.get("content-encoding") == "gzip"
+    page["static_encoding"] = static.headers.get("content-encoding", "")
     warm_up(static_url, parallel=2 * args.workers, budget=args.duration)
     load = {
         "duration": args.duration,
@@ -510,8 +510,8 @@ def print_report(results: dict) -> None:
         ("cached rps", 10, ">"),
         ("static rps", 10, ">"),
         ("ratio", 5, ">"),
-        ("page gz", 8, ">"),
-        ("css+js gz", 9, ">"),
+        ("page br", 8, ">"),
+        ("css+js br", 9, ">"),
         ("p50 vs small", 12, ">"),
     )
     header = "  ".join(f"{title:{align}{width}}" for title, width, align in columns)
@@ -528,8 +528,8 @@ def print_report(results: dict) -> None:
                 f"{page['cached']['rps']:.0f}",
                 f"{page['static']['rps']:.0f}",
                 f"{page['ratio']:.2f}",
-                kib(page["weight"]["html_gzip_bytes"]),
-                kib(page["weight"]["assets_gzip_bytes"]),
+                kib(page["weight"]["html_bytes"]),
+                kib(page["weight"]["assets_bytes"]),
                 f"{scale[name]:.2f}x" if name in scale else "",
             )
             say(

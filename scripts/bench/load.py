@@ -1,7 +1,8 @@
 """Requests for `make bench`: warm-ups, timed requests, wrk runs, page weight.
 
-Every request says `Accept-Encoding: gzip`, the page runs and the static-file
-runs alike, so both send the compressed bytes a browser would get.
+Every request says `Accept-Encoding: gzip, deflate, br`, as browsers do, the
+page runs and the static-file runs alike, so both send the compressed bytes a
+browser would get (Brotli, from the site and from WhiteNoise alike).
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from dataclasses import asdict, dataclass
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
+import brotli
+
 from scripts.bench.server import Gunicorn
 
-HEADERS = {"Accept-Encoding": "gzip"}
+ACCEPT_ENCODING = "gzip, deflate, br"
+HEADERS = {"Accept-Encoding": ACCEPT_ENCODING}
 # A slow page is timed this many times however long it takes.
 MIN_TIMED = 3
 MAX_TIMED = 2000
@@ -34,7 +38,7 @@ class Response:
 
 
 def fetch(url: str, timeout: float = 120) -> Response:
-    """GET `url` with gzip accepted; the body stays as sent (compressed or not)."""
+    """GET `url` as a browser would; the body stays as sent (compressed or not)."""
     parts = urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
@@ -139,7 +143,7 @@ def wrk(url: str, *, duration: float, connections: int, threads: int) -> dict:
             f"--duration={max(1, round(duration))}s",
             "--timeout=10s",
             "--latency",
-            "--header=Accept-Encoding: gzip",
+            f"--header=Accept-Encoding: {ACCEPT_ENCODING}",
             url,
         ],
         capture_output=True,
@@ -189,11 +193,14 @@ class _AssetLinks(HTMLParser):
 
 
 def page_weight(base: str, path: str) -> dict:
-    """Return the gzip bytes of a page and of the CSS and JS it links."""
+    """Return the bytes sent of a page and of the CSS and JS it links."""
     page = expect_ok(base + path)
     html = page.body
-    if page.headers.get("content-encoding") == "gzip":
+    encoding = page.headers.get("content-encoding", "")
+    if encoding == "gzip":
         html = gzip.decompress(html)
+    elif encoding == "br":
+        html = brotli.decompress(html)
     links = _AssetLinks()
     links.feed(html.decode("utf-8", "replace"))
     assets = {}
@@ -203,8 +210,8 @@ def page_weight(base: str, path: str) -> dict:
             continue  # nothing third-party is expected; not ours to weigh
         assets[urlsplit(absolute).path] = len(expect_ok(absolute).body)
     return {
-        "html_gzip_bytes": len(page.body),
-        "compressed": page.headers.get("content-encoding") == "gzip",
-        "assets_gzip_bytes": sum(assets.values()),
+        "html_bytes": len(page.body),
+        "encoding": encoding,
+        "assets_bytes": sum(assets.values()),
         "assets": assets,
     }

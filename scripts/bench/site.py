@@ -19,8 +19,8 @@ in chunks. The manifest lists the URL of each page type and what it must show
 
 `inspect` requests every page type in-process with Django's test client:
 checks the manifest's expectations, counts SQL queries of a request after a
-warm-up, and saves each page's bytes (and a gzipped copy, which WhiteNoise
-serves to clients that accept gzip) for the static-file floor.
+warm-up, and saves each page's bytes (and gzip and Brotli copies, which
+WhiteNoise serves to clients that accept them) for the static-file floor.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ from collections.abc import Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from urllib.parse import quote
+
+import brotli
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -379,6 +381,9 @@ def inspect(manifest: dict, html_dir: Path) -> dict:
         static.write_bytes(body)
         static.with_name(static.name + ".gz").write_bytes(
             gzip.compress(body, 6, mtime=0)
+        )
+        static.with_name(static.name + ".br").write_bytes(
+            brotli.compress(body, mode=brotli.MODE_TEXT)
         )
         figures[name] = {
             "url": page["url"],
