@@ -42,7 +42,12 @@ def paths_of(pages) -> set[str]:
 
 def site_wide_paths() -> set[str]:
     """Return the paths every new, changed or removed post shows up on."""
-    return {reverse("feed"), reverse("sitemap"), reverse("search")}
+    return {reverse("feed"), reverse("search")} | sitemap_paths()
+
+
+def sitemap_paths() -> set[str]:
+    """Return the sitemap index and its file of pages (every ?p= of it)."""
+    return {reverse("sitemap"), reverse("sitemap-section", args=["pages"])}
 
 
 def tag_paths(tags) -> set[str]:
@@ -91,7 +96,7 @@ def paths_showing(page) -> set[str] | None:
     if isinstance(page, TagIndexPage):
         return paths_of([page]) | tag_paths(Tag.objects.all())
     if not isinstance(page, PostPage):
-        return paths_of([page]) | {reverse("sitemap")}
+        return paths_of([page]) | sitemap_paths()
 
     paths = site_wide_paths() | section_paths(ancestors) | paths_of([page])
     paths.add(reverse("social_image", args=[page.pk]))

@@ -233,14 +233,6 @@ class PostPage(OneQueryViewRestrictions, Page):
         if self.updated and self.date and self.updated < self.date:
             raise ValidationError({"updated": "更新日期不能早于发布日期。"})
 
-    def get_sitemap_urls(self, request=None):
-        # The sitemap's lastmod is the last significant update, as readers see
-        # it, not the last time an editor pressed publish.
-        return [
-            {**entry, "lastmod": max(self.updated, self.date)}
-            for entry in super().get_sitemap_urls(request)
-        ]
-
     # Series keep their listings' counts through this, reached by label.
     remember = staticmethod(remember)
 

@@ -102,12 +102,19 @@ def page_tokens(url_path: str) -> list[str]:
     They change whenever the page's cached copies are purged, so a cache entry
     keyed on them (the rendered body, say) is dropped with the page.
     """
-    keys = [SITE_TOKEN_KEY] + [path_token_key(p) for p in site_paths(url_path)]
+    return path_tokens(site_paths(url_path))
+
+
+def path_tokens(paths) -> list[str]:
+    """Return the current tokens of the site and of these served paths."""
+    keys = [SITE_TOKEN_KEY] + [path_token_key(p) for p in paths]
     return _tokens(page_cache(), keys)
 
 
 def remember(url_path: str, name: str, compute: Callable[[], T]) -> T:
     """Return ``compute()`` for the page at ``url_path``, kept until it is purged.
+
+    ``url_path`` is a page's path in the tree; ``remember_at`` takes a served path.
 
     For the figures a listing shows that cost a pass over every post: its
     count, the counts per section, tag or year. They change only when a post is
@@ -115,12 +122,17 @@ def remember(url_path: str, name: str, compute: Callable[[], T]) -> T:
     the pages that show them (``blog.invalidation``), which changes this key.
     A failing cache is bypassed; ``LISTING_CACHE_SECONDS = 0`` turns it off.
     """
+    return remember_at(site_paths(url_path), name, compute)
+
+
+def remember_at(paths, name: str, compute: Callable[[], T]) -> T:
+    """Return ``compute()`` for what is served at ``paths``, kept until purged."""
     timeout = settings.LISTING_CACHE_SECONDS
     if timeout <= 0:
         return compute()
     store = caches["renders"]
     try:
-        key = f"listing:{_digest(repr([name, page_tokens(url_path)]))}"
+        key = f"listing:{_digest(repr([name, path_tokens(paths)]))}"
         value = store.get(key)
     except Exception:
         logger.warning("Render cache unavailable", exc_info=True)

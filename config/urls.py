@@ -4,18 +4,33 @@ from django.urls import include, path
 from django.views.generic import TemplateView
 from wagtail import urls as wagtail_urls
 from wagtail.admin import urls as wagtailadmin_urls
-from wagtail.contrib.sitemaps.views import sitemap
+from wagtail.contrib.sitemaps.views import index, sitemap
 from wagtail.documents import urls as wagtaildocs_urls
 
 from blog.feeds import site_feed
+from blog.seo import PageSitemap
 from blog.social import social_image
 from blog.views import favicon, search
+
+SITEMAPS = {"pages": PageSitemap}
 
 urlpatterns = [
     path("django-admin/", admin.site.urls),
     path("admin/", include(wagtailadmin_urls)),
     path("documents/", include(wagtaildocs_urls)),
-    path("sitemap.xml", sitemap, name="sitemap"),
+    # An index of sitemap files (blog.seo.PageSitemap), a few hundred pages each.
+    path(
+        "sitemap.xml",
+        index,
+        {"sitemaps": SITEMAPS, "sitemap_url_name": "sitemap-section"},
+        name="sitemap",
+    ),
+    path(
+        "sitemap-<slug:section>.xml",
+        sitemap,
+        {"sitemaps": SITEMAPS, "template_name": "blog/sitemap.xml"},
+        name="sitemap-section",
+    ),
     path("feed/", site_feed, name="feed"),
     path("social/<int:page_id>.png", social_image, name="social_image"),
     # For clients that ask for /favicon.ico without reading the page's <link>.

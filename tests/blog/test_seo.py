@@ -176,7 +176,7 @@ def test_json_ld_cannot_close_its_script(client, site):
 
 
 def test_sitemap_lastmod_is_the_posts_updated_date(client, site):
-    xml = client.get("/sitemap.xml").content.decode()
+    xml = client.get("/sitemap-pages.xml").content.decode()
     assert (
         "<loc>http://localhost/cuda/cute/flash/</loc><lastmod>2026-09-20</lastmod>"
         in xml

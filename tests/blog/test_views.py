@@ -5,8 +5,10 @@ import re
 
 import pytest
 from django.urls import reverse
+from wagtail.models import Page
 from wagtail.rich_text import RichText
 
+from blog.seo import PageSitemap
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 
@@ -253,14 +255,38 @@ def test_a_current_copy_is_answered_with_304_and_a_stale_one_in_full(client, sit
 
 def test_sitemap_lists_live_pages_and_robots_names_it(client, site):
     site["old"].unpublish()
-    xml = client.get("/sitemap.xml").content.decode()
-    # Full URLs come from the Wagtail Site record (localhost after migrate).
+    index = client.get("/sitemap.xml").content.decode()
+    assert "<sitemapindex" in index
+    assert "<loc>http://testserver/sitemap-pages.xml</loc>" in index
+    xml = client.get("/sitemap-pages.xml").content.decode()
+    # Full URLs come from the Wagtail Site record (localhost after migrate), as
+    # Wagtail's Page.get_full_url gives them.
+    for page in [site["flash"], site["csapp"], site["cuda"]]:
+        assert f"<loc>{page.get_full_url()}</loc>" in xml
     assert "<loc>http://localhost/cuda/flash/</loc>" in xml
     assert "<loc>http://localhost/notes/csapp/</loc>" in xml
     assert "/old/" not in xml
     robots = client.get("/robots.txt")
     assert robots["Content-Type"].startswith("text/plain")
     assert "Sitemap: http://testserver/sitemap.xml" in robots.content.decode()
+
+
+def test_sitemap_files_hold_a_few_hundred_pages_each(client, home, settings):
+    settings.LISTING_CACHE_SECONDS = 3600
+    for n in range(PageSitemap.limit + 5):
+        PostPageFactory(parent=home, slug=f"p{n}", body=[])
+    pages = Page.objects.live().descendant_of(home, inclusive=True).count()
+    assert PageSitemap.limit < pages < 2 * PageSitemap.limit
+
+    index = client.get("/sitemap.xml").content.decode()
+    assert "sitemap-pages.xml</loc>" in index
+    assert "sitemap-pages.xml?p=2</loc>" in index
+    assert "?p=3" not in index
+    first = client.get("/sitemap-pages.xml").content.decode()
+    second = client.get("/sitemap-pages.xml?p=2").content.decode()
+    assert first.count("<url>") == PageSitemap.limit
+    assert second.count("<url>") == pages - PageSitemap.limit
+    assert client.get("/sitemap-pages.xml?p=3").status_code == 404
 
 
 def test_favicon_ico_points_at_the_linked_icon(client, home):
