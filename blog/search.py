@@ -167,8 +167,14 @@ def index_tokens(text: str) -> list[str]:
     return list(_tokens(text, query=False))
 
 
+@functools.lru_cache(maxsize=64)
 def index_text(text: str) -> str:
-    """Return a text as the space-separated tokens the search backend stores."""
+    """Return a text as the space-separated tokens the search backend stores.
+
+    Remembered: Wagtail's backends read a post's search text several times
+    for one index update (title, body, autocomplete), and a save, a revision
+    and a publish each update the index; jieba would cut the same text each time.
+    """
     return " ".join(index_tokens(text))
 
 
