@@ -345,10 +345,16 @@ class Generator:
                     "expect": [f"<mark>{query}</mark>", "找到 "],
                 },
                 "feed": {"url": "/feed/", "expect": [newest(ordered)]},
+                # The index, and its first file of pages (tree order, home first).
                 "sitemap": {
                     "url": "/sitemap.xml",
-                    "expect": [math_post.url_path.removeprefix("/home") + "</loc>"],
-                    "expect_counts": {"<url>": len(ordered)},
+                    "expect": ["/sitemap-pages.xml</loc>"],
+                    "expect_counts": {"<sitemap>": len(ordered) // 200},
+                },
+                "sitemap_file": {
+                    "url": "/sitemap-pages.xml",
+                    "expect": ["<loc>http://"],
+                    "expect_counts": {"<url>": 200},
                 },
             },
         }
