@@ -74,9 +74,11 @@ def _tokens(cache, keys: list[str]) -> list[str]:
     for key in keys:
         token = found.get(key)
         if token is None:
-            # add() keeps the first token two processes race to mint.
+            # add() keeps the first token two processes race to mint. A cache
+            # too busy to answer gets a token of this request's own: its copy
+            # is stored under a key no later request asks for.
             cache.add(key, secrets.token_hex(8), timeout=None)
-            token = cache.get(key)
+            token = cache.get(key) or secrets.token_hex(8)
         tokens.append(token)
     return tokens
 

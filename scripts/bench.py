@@ -22,7 +22,8 @@ takes for 200 Markdown posts of ~10k characters (once per database, into the
 largest site, after its other measurements), and the render time of the
 largest size against the smallest. gunicorn runs the production settings with
 2 sync workers on a free port of 127.0.0.1, after `collectstatic`; the page
-cache lives in files under .bench/ (REDIS_URL is not used).
+cache and the render cache live in diskcache folders under .bench/ (REDIS_URL
+is not used).
 
 The table ends with the targets, PASS or FAIL; everything goes to
 .bench/results.json. The exit status is 0 when targets fail (the table says
@@ -84,6 +85,7 @@ DROPPED_ENV = (
     "DJANGO_SETTINGS_MODULE",
     "PAGE_CACHE_SECONDS",
     "PAGE_CACHE_DIR",
+    "RENDER_CACHE_DIR",
 )
 
 # Targets.
@@ -190,6 +192,7 @@ def bench_env(database_url: str, folder: Path, **extra: str) -> dict[str, str]:
         SECURE_SSL_REDIRECT="false",  # plain HTTP on 127.0.0.1
         SECURE_HSTS_SECONDS="0",
         PAGE_CACHE_DIR=str(folder / "pagecache"),
+        RENDER_CACHE_DIR=str(folder / "renders"),
         LOG_LEVEL="WARNING",
         PYTHONPATH=str(ROOT),
         **extra,

@@ -71,3 +71,41 @@ def test_language_is_simplified_chinese_and_dates_read_naturally():
             Context({"d": datetime.date(2026, 9, 18)})
         )
     assert rendered == "2026年9月18日"
+
+
+RENDER_IN_A_NEW_PROCESS = """
+import django
+django.setup()
+from blog.rendering.cache import render_count
+from blog.rendering.math import render_math
+html = render_math(r"\\int_0^1 x^2 \\, dx", display=True)
+print(render_count("katex"), 'class="katex-display"' in html)
+"""
+
+
+def test_production_without_redis_renders_math_once_for_every_process(tmp_path):
+    """A second worker, or the same one after a restart, finds the first's renders."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": "k" * 50,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "PAGE_CACHE_DIR": str(tmp_path / "pages"),
+        "RENDER_CACHE_DIR": str(tmp_path / "renders"),
+    }
+    env.pop("REDIS_URL", None)
+
+    def render() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", RENDER_IN_A_NEW_PROCESS],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    assert render() == "1 True"  # the first process runs KaTeX
+    assert render() == "0 True"  # the next one reads what it stored

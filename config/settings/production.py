@@ -22,15 +22,24 @@ ALLOWED_HOSTS = [
     host.strip() for host in required("ALLOWED_HOSTS").split(",") if host.strip()
 ]
 # Several gunicorn workers must see one page cache, or a purge made by the one
-# that served the editor would miss the others: without Redis, pages are kept
-# in files every worker of this machine shares (local memory is per process).
+# that served the editor would miss the others; and rendered math and code
+# must be rendered once, not once per worker (nor again after a restart).
+# Without Redis, both caches are diskcache directories (SQLite-indexed files)
+# that every process of this machine shares.
 if not REDIS_URL:  # noqa: F405
-    CACHES["default"] = {  # noqa: F405
-        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-        "LOCATION": os.environ.get(
-            "PAGE_CACHE_DIR", str(BASE_DIR / ".cache" / "pages")
-        ),  # noqa: F405
-        "OPTIONS": {"MAX_ENTRIES": 10000},
+    cache_dir = BASE_DIR / ".cache"  # noqa: F405
+    CACHES = {
+        "default": {
+            "BACKEND": "diskcache.DjangoCache",
+            "LOCATION": os.environ.get("PAGE_CACHE_DIR", str(cache_dir / "pages")),
+            "OPTIONS": {"size_limit": 2**30},
+        },
+        "renders": {
+            "BACKEND": "diskcache.DjangoCache",
+            "LOCATION": os.environ.get("RENDER_CACHE_DIR", str(cache_dir / "renders")),
+            "TIMEOUT": None,
+            "OPTIONS": {"size_limit": 2**30},
+        },
     }
 CSRF_TRUSTED_ORIGINS = [
     origin for origin in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if origin

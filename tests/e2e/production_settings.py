@@ -22,9 +22,10 @@ DATABASES = {
     }
 }
 STATIC_ROOT = DEMO_SERVER_DIR / "static"
-# Pages cached by an earlier run are of another database: start empty.
-if CACHES["default"]["BACKEND"].endswith("FileBasedCache"):  # noqa: F405
-    CACHES["default"]["LOCATION"] = str(DEMO_SERVER_DIR / "pages")  # noqa: F405
+# Pages and renders cached by an earlier run are of another database: start empty.
+for alias, folder in (("default", "pages"), ("renders", "renders")):
+    if CACHES[alias]["BACKEND"] == "diskcache.DjangoCache":  # noqa: F405
+        CACHES[alias]["LOCATION"] = str(DEMO_SERVER_DIR / folder)  # noqa: F405
 MEDIA_ROOT = DEMO_SERVER_DIR / "media"
 # Media as the proxy would serve it, should an audited page show an image.
 ROOT_URLCONF = "tests.e2e.urls"
