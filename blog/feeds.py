@@ -2,12 +2,11 @@
 
 Each feed lists the latest posts by date with their whole body, rendered for
 feed readers (``{"feed": True}`` in the block context): math as MathML only,
-code with inline styles, the interactive figure as a link, every URL absolute.
+code with inline styles, the interactive figure as a link, no heading anchors,
+every URL absolute (``PostPage.rendered``, kept in the render cache).
 """
 
 import datetime
-import re
-from urllib.parse import urljoin
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
@@ -19,33 +18,6 @@ from wagtail.models import Site
 from blog.models import HomePage, PostPage
 
 FEED_LENGTH = 20
-
-# The "#" link beside each heading: a page affordance, noise in a feed reader.
-_HEADING_ANCHOR = re.compile(r'<a class="heading-anchor"[^>]*>#</a>')
-# Attributes holding one URL, and srcset's comma-separated "URL width" list.
-# Our renderers and templates always double-quote attribute values.
-_URL_ATTR = re.compile(r'\b(href|src|poster)="([^"]*)"')
-_SRCSET_ATTR = re.compile(r'\bsrcset="([^"]*)"')
-
-
-def absolutize_urls(html: str, base: str) -> str:
-    """Return ``html`` with relative URLs resolved against ``base``.
-
-    Feed readers resolve relative URLs unreliably (against the feed, the site or
-    not at all), so anchors, images and links all go out absolute.
-    """
-
-    def one(match: re.Match) -> str:
-        return f'{match.group(1)}="{urljoin(base, match.group(2))}"'
-
-    def srcset(match: re.Match) -> str:
-        candidates = []
-        for candidate in match.group(1).split(","):
-            url, _, descriptor = candidate.strip().partition(" ")
-            candidates.append(f"{urljoin(base, url)} {descriptor}".strip())
-        return f'srcset="{", ".join(candidates)}"'
-
-    return _SRCSET_ATTR.sub(srcset, _URL_ATTR.sub(one, html))
 
 
 def as_datetime(date: datetime.date) -> datetime.datetime:
@@ -127,8 +99,7 @@ class PostFeed(Feed):
     def item_content(self, item) -> str:
         """Return the post's body rendered for feed readers, URLs absolute."""
         url = self.request.build_absolute_uri(item.get_url(self.request))
-        html = item.rendered(self.request, feed=True, page_url=url)["html"]
-        return absolutize_urls(_HEADING_ANCHOR.sub("", str(html)), url)
+        return str(item.rendered(self.request, feed=True, page_url=url)["html"])
 
 
 def site_feed(request):

@@ -32,6 +32,7 @@ from blog.forms import PostPageForm
 from blog.pagecache import page_tokens, remember
 from blog.rendering import render_inline_text
 from blog.rendering.cache import make_key
+from blog.rendering.feed import absolutize_urls
 from series.models import (
     CountedPaginator,
     OneQueryViewRestrictions,
@@ -264,8 +265,8 @@ class PostPage(OneQueryViewRestrictions, Page):
         all three are worked out once and kept as one render cache entry. Its
         key is the body's content and the page's page-cache tokens, so whatever
         purges the page (a linked page moved, an image replaced) renders it
-        again. ``feed`` renders the body for feed readers, linking to
-        ``page_url``. Returns a dict: ``html``, ``toc``, ``minutes``, and whether
+        again. ``feed`` renders the body for feed readers, its URLs
+        absolute against ``page_url``. Returns a dict: ``html``, ``toc``, ``minutes``, and whether
         there is ``math`` and ``code`` in it.
         """
         context = {"page": self, "request": request}
@@ -275,7 +276,11 @@ class PostPage(OneQueryViewRestrictions, Page):
         def render():
             html = str(self.body.render_as_block(context=context))
             if feed:  # A feed entry has no table of contents or reading time.
-                return {"html": html, "toc": [], "minutes": None}
+                return {
+                    "html": absolutize_urls(html, page_url),
+                    "toc": [],
+                    "minutes": None,
+                }
             return {
                 "html": html,
                 "toc": self.toc,

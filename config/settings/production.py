@@ -30,12 +30,12 @@ if not REDIS_URL:  # noqa: F405
     cache_dir = BASE_DIR / ".cache"  # noqa: F405
     CACHES = {
         "default": {
-            "BACKEND": "diskcache.DjangoCache",
+            "BACKEND": "config.cache.DiskCache",
             "LOCATION": os.environ.get("PAGE_CACHE_DIR", str(cache_dir / "pages")),
             "OPTIONS": {"size_limit": 2**30},
         },
         "renders": {
-            "BACKEND": "diskcache.DjangoCache",
+            "BACKEND": "config.cache.DiskCache",
             "LOCATION": os.environ.get("RENDER_CACHE_DIR", str(cache_dir / "renders")),
             "TIMEOUT": None,
             "OPTIONS": {"size_limit": 2**30},

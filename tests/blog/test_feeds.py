@@ -13,8 +13,9 @@ from django.test.utils import CaptureQueriesContext
 from wagtail.embeds.blocks import EmbedValue
 from wagtail.rich_text import RichText
 
-from blog.feeds import FEED_LENGTH, absolutize_urls
+from blog.feeds import FEED_LENGTH
 from blog.rendering import highlight, render_markdown, render_math
+from blog.rendering.feed import absolutize_urls
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 ATOM = "{http://www.w3.org/2005/Atom}"

@@ -24,7 +24,7 @@ DATABASES = {
 STATIC_ROOT = DEMO_SERVER_DIR / "static"
 # Pages and renders cached by an earlier run are of another database: start empty.
 for alias, folder in (("default", "pages"), ("renders", "renders")):
-    if CACHES[alias]["BACKEND"] == "diskcache.DjangoCache":  # noqa: F405
+    if CACHES[alias]["BACKEND"] == "config.cache.DiskCache":  # noqa: F405
         CACHES[alias]["LOCATION"] = str(DEMO_SERVER_DIR / folder)  # noqa: F405
 MEDIA_ROOT = DEMO_SERVER_DIR / "media"
 # Media as the proxy would serve it, should an audited page show an image.
