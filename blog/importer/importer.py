@@ -38,6 +38,7 @@ from series.models import SeriesPage
 from .assets import AssetFinder, local_part
 from .blocks import ImageSlot, ParsedBody, parse_body, parse_intro
 from .frontmatter import FrontMatter, FrontMatterError, split_document
+from .indexing import deferred_index_updates
 from .inline import LINK_MARKER, LinkRef
 from .links import POST, SERIES, LinkIndex, PageKey, alias_paths, old_paths
 from .report import Issue, Report
@@ -232,11 +233,15 @@ class Importer:
         self._plan()
         outer = transaction.atomic() if self.dry_run else contextlib.nullcontext()
         with outer:
-            if tree is None:
-                self._import_post(self.sources[(POST, self.source.name)], self.parent)
-            else:
-                self._import_folder(tree, self.parent)
-            self._resolve_links()
+            # Each page is indexed once, when every file is written, rather than
+            # at each of its saves; a page rolled back is not indexed at all.
+            with deferred_index_updates():
+                if tree is None:
+                    post = self.sources[(POST, self.source.name)]
+                    self._import_post(post, self.parent)
+                else:
+                    self._import_folder(tree, self.parent)
+                self._resolve_links()
             if tree is not None:
                 self._note_orphans()
             if self.dry_run:
