@@ -569,8 +569,7 @@ class Importer:
         page.body = body
         page.source_path = source.rel
         page.source_hash = source.hash
-        page.tags.set(front.tags)
-        return self._store(page, parent, source, resolved, image_pks)
+        return self._store(page, parent, source, resolved, image_pks, front.tags)
 
     def _save_series(
         self, source: Source, parent: Page, existing: PageInfo | None
@@ -625,6 +624,7 @@ class Importer:
         source: Source,
         resolved: list[PageInfo | None],
         image_pks: list[int | None],
+        tags: list[str] | None = None,
     ) -> int:
         """Add or revise ``page``, publish it, and remember it for the link pass.
 
@@ -632,6 +632,10 @@ class Importer:
         link pass instead (a new one is only added here), so it gets one
         revision and is published once; its hash stays empty until then, so an
         interrupted run imports it again.
+
+        A post's ``tags`` are saved with its revision. A new post published
+        here gets them from its revision only: saving them when it is added
+        too would save each tag, and purge the tag's pages, twice.
         """
         publish = not (self.draft or source.front.draft)
         waiting = any(
@@ -639,12 +643,17 @@ class Importer:
             for target, page_info in zip(source.targets, resolved, strict=True)
         )
         new = page.pk is None
+        tags_with_revision = new and publish and not waiting
+        if tags is not None and not tags_with_revision:
+            page.tags.set(tags)
         if new:
             page.live = publish and not waiting
             try:
                 parent.add_child(instance=page)
             except ValidationError as error:
                 raise FileFailed([Issue(m) for m in _messages(error)]) from error
+            if tags is not None and tags_with_revision:
+                page.tags.set(tags)
         revision = None
         if not (new and waiting):
             revision = self._revise(page, source, publish and not waiting)

@@ -224,3 +224,46 @@ def test_only_the_deferring_thread_waits(home, monkeypatch):
     updates.clear()
     save()  # After the block, this thread updates at each save again.
     assert len(updates) == 2
+
+
+# The page cache -------------------------------------------------------------
+
+
+@pytest.fixture
+def page_cache_on(settings, home, tag_index, archive):
+    settings.PAGE_CACHE_SECONDS = 3600
+    settings.LISTING_CACHE_SECONDS = 3600
+
+
+def cache(client, urls) -> None:
+    for url in urls:
+        client.get(url)
+        assert client.get(url)["X-Page-Cache"] == "hit", url
+
+
+def test_an_import_purges_the_pages_that_list_its_posts(
+    page_cache_on,
+    home,
+    client,
+    tmp_path,
+    run_import,
+    django_capture_on_commit_callbacks,
+):
+    PostPageFactory(parent=home, title="Older post", tags=["cuda", "gemm"])
+    cache(client, ["/", "/archive/", "/feed/", "/tags/", "/tags/cuda/", "/tags/gemm/"])
+    vault = tmp_path / "one"
+    vault.mkdir()
+    post = vault / "fresh.md"
+    post.write_text("---\ntitle: Fresh import\ntags: [cuda]\n---\n\nText.\n", "utf-8")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert run_import(vault).error is None
+    for url in ["/", "/archive/", "/feed/", "/tags/cuda/"]:
+        assert "Fresh import" in client.get(url).content.decode(), url
+    assert client.get("/tags/gemm/")["X-Page-Cache"] == "hit"
+
+    cache(client, ["/tags/cuda/", "/tags/gemm/"])
+    post.write_text("---\ntitle: Fresh import\ntags: [gemm]\n---\n\nText.\n", "utf-8")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert run_import(vault).error is None
+    assert "Fresh import" not in client.get("/tags/cuda/").content.decode()
+    assert "Fresh import" in client.get("/tags/gemm/").content.decode()
