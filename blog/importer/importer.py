@@ -124,6 +124,7 @@ class Saved:
     publish: bool
     waiting: bool  # saved unpublished, to be completed by the link pass
     revision_pk: int | None
+    hash: str  # the source hash the page is given once it is indexed
 
 
 class ImageStore:
@@ -242,6 +243,7 @@ class Importer:
                 else:
                     self._import_folder(tree, self.parent)
                 self._resolve_links()
+            self._write_hashes()
             if tree is not None:
                 self._note_orphans()
             if self.dry_run:
@@ -630,8 +632,11 @@ class Importer:
 
         A page whose links wait for pages later in this run is published in the
         link pass instead (a new one is only added here), so it gets one
-        revision and is published once; its hash stays empty until then, so an
-        interrupted run imports it again.
+        revision and is published once.
+
+        The page's source hash stays empty until the run has indexed it
+        (`_write_hashes`), so a run cut short, even killed, imports the file
+        again rather than skip a page that search does not know.
 
         A post's ``tags`` are saved with its revision. A new post published
         here gets them from its revision only: saving them when it is added
@@ -657,7 +662,7 @@ class Importer:
         revision = None
         if not (new and waiting):
             revision = self._revise(page, source, publish and not waiting)
-        self._set_hash(source, page.pk, "" if waiting else source.hash)
+        self._set_hash(source, page.pk, "")
         self._redirects(page, source)
         self.pages[source.key] = PageInfo(page.pk, page.get_url() or "", source.hash)
         self.saved.append(
@@ -669,6 +674,7 @@ class Importer:
                 publish,
                 waiting,
                 revision.pk if revision else None,
+                "" if waiting else source.hash,
             )
         )
         return page.pk
@@ -690,6 +696,13 @@ class Importer:
         self._model(source).objects.filter(pk=pk).update(
             source_path=source.rel, source_hash=value
         )
+
+    def _write_hashes(self) -> None:
+        """Give the pages written this run their source hash, now they are indexed."""
+        with transaction.atomic():
+            for saved in self.saved:
+                if saved.hash:
+                    self._set_hash(saved.source, saved.pk, saved.hash)
 
     def _image_pks(self, source: Source) -> list[int | None]:
         pks: list[int | None] = []
@@ -823,9 +836,7 @@ class Importer:
             expected = [target is not None for target in source.targets]
             # A link that could not be made (its target failed) makes the next
             # run import this file again.
-            final = source.hash if found == expected else self._hash(source, found)
-            if saved.waiting or final != source.hash:
-                self._set_hash(source, saved.pk, final)
+            saved.hash = source.hash if found == expected else self._hash(source, found)
 
     def _relink(self, saved: Saved, resolved: list[PageInfo | None]) -> None:
         source = saved.source

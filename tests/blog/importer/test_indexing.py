@@ -183,6 +183,27 @@ def test_an_interrupted_import_has_indexed_what_it_wrote(vault, home):
     assert_indexes_are_up_to_date()
 
 
+def test_a_run_that_dies_before_indexing_is_imported_again(
+    vault, run_import, monkeypatch
+):
+    def killed(self):
+        raise SystemExit("killed")  # as if the process ended here
+
+    with monkeypatch.context() as patch:
+        patch.setattr("blog.importer.indexing._Pending.flush", killed)
+        with pytest.raises(SystemExit):
+            run_import(vault)
+    written = PostPage.objects.live().exclude(source_path="")
+    assert written.exists()
+    assert set(written.values_list("source_hash", flat=True)) == {""}
+    again = run_import(vault)
+    assert again.error is None, again.out
+    assert "unchanged       0       0" in again.out
+    for post in written:
+        assert post.pk in search_post_ids(post.title), post.title
+    assert_indexes_are_up_to_date()
+
+
 def test_saves_outside_an_import_are_indexed_at_once(imported, home):
     post = PostPageFactory(parent=home, title="Quokka notes")
     assert post.pk in search_post_ids("quokka")
