@@ -329,10 +329,21 @@ class Hit:
     snippet: SafeString
 
 
-@functools.lru_cache(maxsize=4096)
+# A search weighs up to MAX_RESULTS titles and as many summaries, mostly those
+# of the newest posts: remember a few searches' worth.
+_TEXT_CACHE_SIZE = 8 * MAX_RESULTS
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE_SIZE)
 def _token_set(text: str) -> frozenset[str]:
     """Return the index tokens of a title or summary, remembered across searches."""
     return frozenset(index_tokens(text))
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE_SIZE)
+def _squashed(text: str) -> str:
+    """Return a title or summary lower-cased, with only [a-z0-9] and Han left."""
+    return _SQUASH_RE.sub("", unicodedata.normalize("NFKC", text).lower())
 
 
 def _rank(matches, tokens: Sequence[str]) -> list[int]:
@@ -340,7 +351,7 @@ def _rank(matches, tokens: Sequence[str]) -> list[int]:
 
     def hits(text: str) -> int:
         # Segment only texts that may hold a token: most matches hold none.
-        squashed = _SQUASH_RE.sub("", unicodedata.normalize("NFKC", text).lower())
+        squashed = _squashed(text)
         candidates = [token for token in tokens if token in squashed]
         if not candidates:
             return 0
@@ -357,8 +368,9 @@ def _rank(matches, tokens: Sequence[str]) -> list[int]:
 def _sqlite_entries(tokens: Sequence[str], content_type):
     """Return the FTS5 rows of a content type holding every token, scored.
 
-    Matched in the title and body columns, as Wagtail does; `score` is minus
-    BM25, so that higher is better on both databases.
+    Matched in the title and body columns. `score` is Wagtail's: it adds a
+    title and a body term that both read the row's BM25, the first weighted by
+    the title's length norm; negated, so that higher is better on both databases.
     """
     from wagtail.search.models import SQLiteFTSIndexEntry
 
@@ -374,7 +386,10 @@ def _sqlite_entries(tokens: Sequence[str], content_type):
     return (
         SQLiteFTSIndexEntry.objects.filter(match)
         .filter(index_entry__content_type=content_type)
-        .annotate(object_id=F("index_entry__object_id"), score=bm25)
+        .annotate(
+            object_id=F("index_entry__object_id"),
+            score=bm25 * (F("index_entry__title_norm") + 1),
+        )
     )
 
 

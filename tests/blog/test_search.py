@@ -13,12 +13,14 @@ from django.test.utils import CaptureQueriesContext
 from wagtail.models import PageViewRestriction
 from wagtail.rich_text import RichText
 
+from blog import search
 from blog.models import PostPage
 from blog.search import (
     MAX_QUERY_LENGTH,
     clean_query,
     index_tokens,
     query_tokens,
+    search_post_ids,
 )
 from tests.factories import PostPageFactory, SeriesPageFactory
 
@@ -413,3 +415,56 @@ def test_index_follows_publishing(client, home):
     post.unpublish()
     assert titles(client, "consumer") == []
     assert PostPage.objects.count() == 1
+
+
+def test_results_are_wagtails_when_under_the_bound(corpus):
+    # The index is read directly on SQLite and PostgreSQL; Wagtail's own
+    # `.search()` must find the same posts in the same order.
+    queries = [q for q, _ in RELEVANCE] + ["warp", "cuda", "内存", "kernel 共享内存"]
+    for query in queries:
+        tokens = query_tokens(query)
+        assert search._index_matches(tokens) is not None, "the index was not read"
+        wagtail = search._rank(search._backend_matches(tokens), tokens)
+        assert search_post_ids(query) == wagtail, query
+
+
+def test_only_the_newest_matches_are_ranked(home, monkeypatch):
+    monkeypatch.setattr(search, "MAX_RESULTS", 3)
+    oldest = make_post(home, "Tiling 入门", paragraph="tiling tiling tiling")
+    older = make_post(home, "Shared memory", paragraph="tiling once")
+    kept = [
+        make_post(home, "Tensor cores", paragraph="tiling for mma"),
+        make_post(home, "Tiling 进阶", paragraph="tiling, again"),
+        make_post(home, "Double buffering", paragraph="tiling and copies"),
+    ]
+    # Newer still, but never shown: they must not take the bound's places.
+    make_post(home, "Tiling draft", paragraph="tiling", live=False)
+    private = make_post(home, "Tiling, private", paragraph="tiling")
+    PageViewRestriction.objects.create(
+        page=private, restriction_type=PageViewRestriction.PASSWORD, password="x"
+    )
+    found = search_post_ids("tiling")
+    assert oldest.pk not in found and older.pk not in found
+    # The newest three, the title hit first.
+    assert found[0] == kept[1].pk
+    assert sorted(found) == sorted(post.pk for post in kept)
+
+
+def test_snippets_follow_the_body_and_are_not_made_again(client, home, monkeypatch):
+    post = make_post(home, "Warp specialization", paragraph="producer warps wait")
+    calls = []
+    monkeypatch.setattr(
+        search, "body_text", lambda body: calls.append(body) or search_body(body)
+    )
+    client.get("/search/", {"q": "producer"})
+    calls.clear()
+    hit = client.get("/search/", {"q": "producer"}).context["hits"][0]
+    assert "<mark>producer</mark> warps wait" in str(hit.snippet)
+    assert calls == [], "the body's text was extracted again"
+    post.body = [("paragraph", RichText("<p>producer warps signal</p>"))]
+    post.save_revision().publish()
+    hit = client.get("/search/", {"q": "producer"}).context["hits"][0]
+    assert "<mark>producer</mark> warps signal" in str(hit.snippet)
+
+
+search_body = search.body_text
