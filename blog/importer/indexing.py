@@ -20,6 +20,7 @@ unindexed until the block ends; no other thread is affected.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -31,12 +32,14 @@ from django.db.models import Model
 from django.db.models.signals import post_save
 from django.dispatch import Signal
 from modelcluster.fields import ParentalKey
-from modelsearch import signal_handlers as search_signals
-from modelsearch.backends import get_search_backends
-from modelsearch.index import get_indexed_models
 from wagtail import signal_handlers as wagtail_signals
 from wagtail.models import ReferenceIndex
+from wagtail.search import signal_handlers as search_signals
+from wagtail.search.backends import get_search_backends_with_name
+from wagtail.search.index import get_indexed_models
 from wagtail.signals import page_published
+
+logger = logging.getLogger(__name__)
 
 SEARCH = "search"
 REFERENCES = "references"
@@ -150,8 +153,21 @@ class _Pending:
             objects = list(model.get_indexed_objects().filter(pk__in=pks))
             if not objects:
                 continue
-            for backend in get_search_backends(with_auto_update=True):
-                backend.add_bulk(model, objects)
+            for name, backend in get_search_backends_with_name(with_auto_update=True):
+                try:
+                    backend.add_bulk(model, objects)
+                except Exception:
+                    # As Wagtail does on save: a search service that is down
+                    # (Elasticsearch) is logged; a database backend's error is
+                    # raised, since its transaction is broken anyway.
+                    logger.exception(
+                        "Could not index %d %s in the %r search backend",
+                        len(objects),
+                        model._meta.verbose_name_plural,
+                        name,
+                    )
+                    if not backend.catch_indexing_errors:
+                        raise
 
     def _update_references(self) -> None:
         for model, pks in self.objects[REFERENCES].items():
