@@ -1,12 +1,10 @@
 """Pages of the blog: home, posts, tags and the archive."""
 
 import datetime
-import logging
 from itertools import groupby
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
-from django.core.cache import caches
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Count, OuterRef, Q
@@ -29,7 +27,7 @@ from wagtail.search import index
 from blog import reading
 from blog.blocks import PostBodyBlock, body_anchors, body_headings
 from blog.forms import PostPageForm
-from blog.pagecache import page_tokens, remember
+from blog.pagecache import kept, page_tokens, remember
 from blog.rendering import render_inline_text
 from blog.rendering.cache import make_key
 from blog.rendering.feed import absolutize_urls
@@ -39,8 +37,6 @@ from series.models import (
     SeriesPage,
     live_post_pages,
 )
-
-logger = logging.getLogger(__name__)
 
 POSTS_PER_PAGE = 20
 # A rendered body is dropped with its page's cache tokens; the rest expire.
@@ -266,8 +262,8 @@ class PostPage(OneQueryViewRestrictions, Page):
         key is the body's content and the page's page-cache tokens, so whatever
         purges the page (a linked page moved, an image replaced) renders it
         again. ``feed`` renders the body for feed readers, its URLs
-        absolute against ``page_url``. Returns a dict: ``html``, ``toc``, ``minutes``, and whether
-        there is ``math`` and ``code`` in it.
+        absolute against ``page_url``. Returns a dict: ``html``, ``toc``,
+        ``minutes``, and whether there is ``math`` and ``code`` in it.
         """
         context = {"page": self, "request": request}
         if feed:
@@ -290,22 +286,13 @@ class PostPage(OneQueryViewRestrictions, Page):
                 "code": 'class="highlight' in html,
             }
 
-        try:
-            store = caches["renders"]
+        def key():
             tokens = page_tokens(self.url_path)
-            key = make_key(
+            return make_key(
                 "post", [self.pk, tokens, feed, page_url, self.body.raw_data]
             )
-            rendered = store.get(key)
-        except Exception:
-            logger.warning("Render cache unavailable", exc_info=True)
-            return render()
-        if rendered is None:
-            rendered = render()
-            try:
-                store.set(key, rendered, BODY_CACHE_SECONDS)
-            except Exception:
-                logger.warning("Could not store a rendered body", exc_info=True)
+
+        rendered = kept(key, render, BODY_CACHE_SECONDS)
         # Rendered by our blocks and renderers, which escape what is not markup.
         return {**rendered, "html": mark_safe(rendered["html"])}  # noqa: S308
 

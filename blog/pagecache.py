@@ -132,19 +132,31 @@ def remember_at(paths, name: str, compute: Callable[[], T]) -> T:
     timeout = settings.LISTING_CACHE_SECONDS
     if timeout <= 0:
         return compute()
+    return kept(
+        lambda: f"listing:{_digest(repr([name, path_tokens(paths)]))}", compute, timeout
+    )
+
+
+def kept(key: Callable[[], str], compute: Callable[[], T], timeout: int) -> T:
+    """Return the ``renders`` cache's value under ``key()``, or compute and keep it.
+
+    ``key`` is a function because it reads the page cache's tokens, which may
+    fail too. A failing cache is logged and bypassed: an outage must not take
+    pages down with it.
+    """
     store = caches["renders"]
     try:
-        key = f"listing:{_digest(repr([name, path_tokens(paths)]))}"
-        value = store.get(key)
+        name = key()
+        value = store.get(name)
     except Exception:
         logger.warning("Render cache unavailable", exc_info=True)
         return compute()
     if value is None:
         value = compute()
         try:
-            store.set(key, value, timeout)
+            store.set(name, value, timeout)
         except Exception:
-            logger.warning("Could not store a listing's figures", exc_info=True)
+            logger.warning("Could not keep %s", name.partition(":")[0], exc_info=True)
     return value
 
 

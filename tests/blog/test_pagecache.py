@@ -13,6 +13,7 @@ import re
 import brotli
 import pytest
 import wagtail_factories
+from django.core.cache import caches
 from django.core.management import call_command
 from django.db import connection
 from django.test import override_settings
@@ -402,6 +403,23 @@ def test_a_failing_cache_is_bypassed(client, site, monkeypatch):
     response = client.get("/")
     assert response.status_code == 200
     assert "第一篇" in response.content.decode()
+
+
+def test_a_failing_render_cache_is_bypassed(client, site, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ConnectionError("cache down")
+
+    renders = caches["renders"]
+    for method in ("get", "get_many", "set", "set_many"):
+        monkeypatch.setattr(renders, method, broken)
+    for url, shown in [
+        ("/", "第一篇"),
+        ("/archive/", "第二篇"),
+        (PAGES["first"], "第一篇"),
+    ]:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert shown in response.content.decode(), url
 
 
 def test_the_page_cache_can_be_turned_off(client, site, settings):
