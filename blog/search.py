@@ -32,16 +32,16 @@ matching row to score it (38 s for a common word on 10,000 posts), and its
 PostgreSQL backend matches `title || body`, which neither GIN index serves,
 so it reads every index row. Here a post must hold every token in its title
 or body (on PostgreSQL `title @@ t OR body @@ t` for each token, which the two
-GIN indexes answer), be live and outside any private section, and only the
-newest `MAX_RESULTS` such posts (by index entry, which is creation order) are
-scored, with the backend's own formula: BM25 on SQLite, Wagtail's weighted
-`ts_rank` of title and body on PostgreSQL. The work per search is then
-bounded whatever the size of the site. With up to `MAX_RESULTS` matches the
-results are exactly Wagtail's; with more, the page ("至少 500 篇") lists the
-newest `MAX_RESULTS` matches, ranked, where Wagtail would have ranked every
-match and kept the best `MAX_RESULTS`, so a well-matching older post may be
-left out. Other search backends (Elasticsearch past ~100k posts) go through
-`.search()`, capped at the backend's best `MAX_RESULTS`.
+GIN indexes answer) and be live and outside any private section; only the
+newest `MAX_RESULTS` such posts are scored, with the backend's own formula
+(BM25 on SQLite, weighted `ts_rank` on PostgreSQL). "Newest" is by index
+entry: one is made when a post is created, and `update_index` makes missing
+ones in id order. The work per search is then bounded whatever the size of
+the site. With up to `MAX_RESULTS` matches the results are exactly Wagtail's;
+with more ("至少 500 篇"), they are the newest `MAX_RESULTS` matches, ranked,
+where Wagtail ranked every match and kept its best `MAX_RESULTS`: a post that
+matches well but is older than those may be left out. Other search backends
+(Elasticsearch past ~100k posts) are asked through `.search()`, as before.
 
 Ranking: the SQLite backend ignores field boosts, so "title hits first" is
 applied here: results are re-ordered by how many query tokens the title
