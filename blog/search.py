@@ -126,9 +126,9 @@ def _jieba():
 
     Loaded by the first search, not by every worker at startup: about 30 MB.
     """
-    import rjieba
+    import rjieba  # Its module functions share the instance importing it loads.
 
-    return rjieba.Jieba()
+    return rjieba
 
 
 @functools.cache
