@@ -51,9 +51,13 @@ def sitemap_paths() -> set[str]:
 
 
 def tag_paths(tags) -> set[str]:
-    """Return the tag index and, for each tag, its page and feed."""
+    """Return the tag index and, for each tag, its page and feed.
+
+    The index and archive are looked up unordered: ordered by path, SQLite
+    walks the whole page table to find them (8 ms at 10k posts, on every purge).
+    """
     paths = set()
-    for index_path in paths_of(TagIndexPage.objects.live().only("url_path")):
+    for index_path in paths_of(TagIndexPage.objects.live().order_by().only("url_path")):
         paths.add(index_path)
         for tag in tags:
             paths |= {f"{index_path}{tag.slug}/", f"{index_path}{tag.slug}/feed/"}
@@ -104,7 +108,7 @@ def paths_showing(page) -> set[str] | None:
     if isinstance(parent, SeriesPage) and parent.ordering == parent.Ordering.EXPLORER:
         paths |= paths_of(parent.get_children().live().only("url_path"))
     paths |= tag_paths(page.tags.all())
-    paths |= paths_of(ArchivePage.objects.live().only("url_path"))
+    paths |= paths_of(ArchivePage.objects.live().order_by().only("url_path"))
     linked = ReferenceIndex.get_references_for_object(page).filter(
         to_content_type=ContentType.objects.get_for_model(Page)
     )

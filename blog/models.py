@@ -234,6 +234,11 @@ class PostPage(OneQueryViewRestrictions, Page):
     remember = staticmethod(remember)
 
     @classmethod
+    def get_indexed_objects(cls):
+        """Index posts with their tags fetched alongside: ``search_text`` reads them."""
+        return super().get_indexed_objects().prefetch_related("tags")
+
+    @classmethod
     def feed_response(cls, request, posts, *, title, link, subtitle=""):
         """Return the Atom feed of ``posts``, a queryset of this model.
 
