@@ -52,10 +52,11 @@ snippet is cut from the body's plain text, which is kept in the render cache
 by the body's content, so a search does not walk ten bodies' JSON each time.
 
 Why not an external engine: the blog runs out of the box on SQLite and is
-deployed on PostgreSQL; this adds two small packages (rjieba, the Python
-binding of jieba-rs, which cuts as jieba does with jieba's dictionary in a
-third of the memory and many times faster; snowballstemmer) and no service. Past ~100k posts, Wagtail's Elasticsearch or
-OpenSearch backend with an IK/smartcn analyzer replaces it (a setting).
+deployed on PostgreSQL; this adds two small packages and no service:
+rjieba, the Python binding of jieba-rs, which cuts as jieba does, with
+jieba's dictionary, in a third of the memory and many times faster; and
+snowballstemmer. Past ~100k posts, Wagtail's Elasticsearch or OpenSearch
+backend with an IK/smartcn analyzer replaces it (a setting).
 
 Changing the normaliser (or jieba's dictionary) changes the stored tokens:
 run `manage.py update_index` afterwards.
