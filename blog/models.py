@@ -253,7 +253,7 @@ class PostPage(OneQueryViewRestrictions, Page):
         """Return what search indexes: title, summary, body, code and tags, as tokens."""
         from blog.search import body_text, index_text
 
-        tags = " ".join(tag.name for tag in self.tags.all())
+        tags = " ".join(sorted(tag.name for tag in self.tags.all()))
         return index_text(
             " ".join([self.title, self.summary, body_text(self.body), tags])
         )
