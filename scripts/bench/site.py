@@ -114,6 +114,7 @@ class Generator:
             self.bulk_posts(parents, math_post)
         built = time.perf_counter()
         self.index_posts()
+        self.analyze()
         indexed = time.perf_counter()
         say(
             f"  {self.total} posts: built in {built - started:.1f} s, "
@@ -269,6 +270,18 @@ class Generator:
                 post.search_text = (lambda text: lambda: text)(post.search_text())
             with transaction.atomic():
                 backend.add_bulk(PostPage, posts)
+
+    @staticmethod
+    def analyze() -> None:
+        """Give the query planner statistics of the tables just filled.
+
+        A live PostgreSQL database has them (autovacuum analyzes tables as they
+        grow); one bulk-loaded a moment ago does not, and without them the
+        planner picks sequential scans: 50 ms for home at 10,000 posts, 19 ms
+        once analyzed. SQLite's plans are the same either way.
+        """
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
 
     def manifest(self, math_post: PostPage) -> dict:
         """Return the URL of each page type and what it must show."""
