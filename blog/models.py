@@ -52,6 +52,13 @@ class PostTag(TaggedItemBase):
         "PostPage", on_delete=models.CASCADE, related_name="tagged_items"
     )
 
+    @classmethod
+    def prefetch(cls):
+        """Return the prefetch of posts' tags, each with its tag, in one query."""
+        return models.Prefetch(
+            "tagged_items", queryset=cls.objects.select_related("tag")
+        )
+
 
 class PostPageQuerySet(PageQuerySet):
     def below(self, page):
@@ -72,10 +79,7 @@ class PostPageQuerySet(PageQuerySet):
 
     def for_feed(self):
         """Return live posts for a feed, newest first: bodies and tags included."""
-        tags = models.Prefetch(
-            "tagged_items", queryset=PostTag.objects.select_related("tag")
-        )
-        return self.live().prefetch_related(tags).order_by("-date", "-pk")
+        return self.live().prefetch_related(PostTag.prefetch()).order_by("-date", "-pk")
 
     def recently_updated(self):
         """Return live posts, most recently updated first."""

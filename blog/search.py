@@ -82,7 +82,6 @@ from django.db.models import (
     FloatField,
     IntegerField,
     OuterRef,
-    Prefetch,
     Q,
     Subquery,
 )
@@ -541,7 +540,7 @@ def hits_for(ids: Sequence[int], query: str) -> list[Hit]:
     tokens = query_tokens(query)
     pattern = _highlight_re(query, tokens)
     posts = PostPage.objects.filter(pk__in=list(ids)).prefetch_related(
-        Prefetch("tagged_items", queryset=PostTag.objects.select_related("tag"))
+        PostTag.prefetch()
     )
     by_id = {post.pk: post for post in posts}
     texts = _body_texts(by_id.values())

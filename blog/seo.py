@@ -9,7 +9,7 @@ behind a proxy whatever the Wagtail Site's hostname says.
 import json
 
 from django.conf import settings
-from django.db.models import Prefetch, prefetch_related_objects
+from django.db.models import prefetch_related_objects
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.html import strip_tags
@@ -18,6 +18,7 @@ from django.utils.text import Truncator
 from wagtail.contrib.sitemaps import Sitemap
 from wagtail.models import Site
 
+from blog.invalidation import sitemap_paths
 from blog.models import HomePage, PostPage, PostTag
 from blog.pagecache import remember_at
 from blog.social import social_image_url
@@ -168,9 +169,7 @@ def page_meta(context) -> dict:
         # Prefetch, so the post template's `page.tag_list` reuses this query.
         # Not in previews: their tags are the form's, held in memory.
         if not getattr(request, "is_preview", False):
-            prefetch_related_objects(
-                [page], Prefetch("tagged_items", PostTag.objects.select_related("tag"))
-            )
+            prefetch_related_objects([page], PostTag.prefetch())
         tags = [t.name for t in page.tag_list]
         published = page.date.isoformat()
         modified = max(page.updated, page.date).isoformat()
@@ -233,7 +232,7 @@ class PageSitemap(Sitemap):
     @cached_property
     def paginator(self):
         items = self._items()
-        paths = [reverse("sitemap"), reverse("sitemap-section", args=["pages"])]
+        paths = sorted(sitemap_paths())  # Purged together with the sitemap.
         return CountedPaginator(
             items,
             self.limit,

@@ -1,7 +1,7 @@
 """The rows of a listing — post cards, archive lines — kept until it is purged."""
 
 from django import template
-from django.db.models import Prefetch, prefetch_related_objects
+from django.db.models import prefetch_related_objects
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
@@ -21,8 +21,7 @@ def post_cards(context, posts, show_updated=False) -> SafeString:
     def render(posts):
         from blog.models import PostTag
 
-        tags = Prefetch("tagged_items", queryset=PostTag.objects.select_related("tag"))
-        prefetch_related_objects(posts, tags)
+        prefetch_related_objects(posts, PostTag.prefetch())
         return _render(context, "includes/post_card.html", posts, show_updated)
 
     return _kept(context, ["cards", show_updated], CARD_FIELDS, posts, render)
