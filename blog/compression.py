@@ -8,6 +8,12 @@ Only responses that hold no secret get Brotli: the request carries no session
 cookie and the response sets no cookie (a form's CSRF token comes with one).
 Everything else goes through Django's gzip middleware, which pads its output
 against BREACH.
+
+A Brotli copy is the same bytes every time, so its ETag is the hash of those
+bytes: a few kilobytes rather than the megabytes of the page. A padded gzip
+copy differs each time, so it is tagged (weakly) by the page before it is
+compressed, and a conditional request still matches it. ConditionalGet sits
+above this middleware and answers 304 from these tags.
 """
 
 import re
@@ -15,7 +21,7 @@ import re
 import brotli
 from django.conf import settings
 from django.middleware.gzip import GZipMiddleware
-from django.utils.cache import patch_vary_headers
+from django.utils.cache import cc_delim_re, patch_vary_headers, set_response_etag
 
 # 4 is where Brotli's size levels off and its time has not yet climbed.
 QUALITY = 4
@@ -43,6 +49,8 @@ class CompressionMiddleware(GZipMiddleware):
             or settings.SESSION_COOKIE_NAME in request.COOKIES
             or response.cookies
         ):
+            if self.needs_etag(request, response):
+                set_response_etag(response)
             return super().process_response(request, response)
         patch_vary_headers(response, ("Accept-Encoding",))
         compressed = brotli.compress(
@@ -50,12 +58,25 @@ class CompressionMiddleware(GZipMiddleware):
         )
         if len(compressed) >= len(response.content):
             return response
+        etag = response.get("ETag")
         response.content = compressed
         response.headers["Content-Length"] = str(len(compressed))
-        # A strong ETag names these bytes; the encoded copy gets a weak one,
-        # as GZipMiddleware does, so conditional requests still match.
-        etag = response.get("ETag")
         if etag and etag.startswith('"'):
+            # The view's strong tag names the page, not these bytes: weaken
+            # it, as GZipMiddleware does.
             response.headers["ETag"] = "W/" + etag
+        elif self.needs_etag(request, response):
+            set_response_etag(response)
         response.headers["Content-Encoding"] = "br"
         return response
+
+    @staticmethod
+    def needs_etag(request, response) -> bool:
+        """Return whether ConditionalGet would tag this response, and it has no tag."""
+        control = cc_delim_re.split(response.get("Cache-Control", ""))
+        return (
+            request.method == "GET"
+            and not response.streaming
+            and not response.has_header("ETag")
+            and all(part.lower() != "no-store" for part in control)
+        )

@@ -7,8 +7,8 @@ links to (their backlinks), the site feed, the sitemap, search results and its
 social image. A nested series is shown on the pages above it and in the
 breadcrumbs of every page under it. Home and top-level sections are in every
 page's header, so changing them purges everything; so does renaming a tag,
-which every card of its posts shows. Replacing an image purges the posts
-that show it.
+which every card of its posts shows, and so does any change to a site or to
+a view restriction. Replacing an image purges the posts that show it.
 
 When a page's URL changes (a move or a new slug), its old URLs and the pages
 whose links point at it are purged too.
@@ -21,7 +21,7 @@ from django.db.models.signals import post_delete, post_save, pre_delete
 from django.urls import reverse
 from taggit.models import Tag
 from wagtail.images import get_image_model
-from wagtail.models import Page, ReferenceIndex
+from wagtail.models import Page, PageViewRestriction, ReferenceIndex, Site
 from wagtail.signals import (
     page_published,
     page_slug_changed,
@@ -208,6 +208,13 @@ def _on_tag_change(sender, instance, created=False, **kwargs):
         purge_all()
 
 
+def _on_site_wide_change(sender, instance, **kwargs):
+    # A site (its host, name or home) or a view restriction: which pages are
+    # served, where and to whom. Sites and view restrictions are kept between
+    # requests under the site's token (blog.sites, series.models).
+    purge_all()
+
+
 def connect() -> None:
     """Connect the purges to Wagtail's and Django's signals (from AppConfig.ready)."""
     page_published.connect(_on_publish_or_unpublish, dispatch_uid="pagecache")
@@ -222,3 +229,5 @@ def connect() -> None:
     for signal in (post_save, post_delete):
         signal.connect(_on_post_tag_change, sender=PostTag, dispatch_uid="pagecache")
         signal.connect(_on_tag_change, sender=Tag, dispatch_uid="pagecache")
+        for model in (Site, PageViewRestriction):
+            signal.connect(_on_site_wide_change, sender=model, dispatch_uid="pagecache")

@@ -27,13 +27,14 @@ from wagtail.search import index
 from blog import reading
 from blog.blocks import PostBodyBlock, body_anchors, body_headings
 from blog.forms import PostPageForm
-from blog.pagecache import kept, page_tokens, remember
+from blog.pagecache import kept, page_tokens, remember, remember_site
 from blog.rendering import render_inline_text
 from blog.rendering.cache import make_key
 from blog.rendering.feed import absolutize_urls
 from series.models import (
     CountedPaginator,
     OneQueryViewRestrictions,
+    RowsLoadedPlainly,
     SeriesPage,
     live_post_pages,
 )
@@ -96,7 +97,7 @@ class PostPageQuerySet(PageQuerySet):
         )
 
 
-class HomePage(OneQueryViewRestrictions, Page):
+class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
     """The site root: author intro, recent updates and the sections."""
 
     author = models.CharField(max_length=100, blank=True, default="")
@@ -122,12 +123,13 @@ class HomePage(OneQueryViewRestrictions, Page):
         Wagtail walks the tree one level at a time (two queries a level); URL
         paths are unique in a site, so the page can be looked up directly. The
         page it finds routes the rest itself (a tag URL under /tags/, say).
+        Home itself is looked up too: the site a request is served from keeps
+        its root page between requests (``blog.sites``), which must not serve
+        a home page older than the one published.
         """
-        if not path_components:
-            return super().route(request, path_components)
         prefixes = [
             self.url_path + "".join(f"{part}/" for part in path_components[:n])
-            for n in range(1, len(path_components) + 1)
+            for n in range(len(path_components) + 1)
         ]
         page = (
             Page.objects.filter(url_path__in=prefixes, path__startswith=self.path)
@@ -136,8 +138,13 @@ class HomePage(OneQueryViewRestrictions, Page):
         )
         if page is None:
             raise Http404
+        page = page.specific
         remaining = path_components[page.depth - self.depth :]
-        return page.specific.route(request, remaining)
+        if page.depth == self.depth:
+            if remaining:
+                raise Http404
+            return super(HomePage, page).route(request, remaining)
+        return page.route(request, remaining)
 
     def sections(self):
         """Return the top-level sections with their post counts."""
@@ -159,7 +166,7 @@ class HomePage(OneQueryViewRestrictions, Page):
         return context
 
 
-class PostPage(OneQueryViewRestrictions, Page):
+class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
     """An article."""
 
     summary = models.TextField(
@@ -236,6 +243,7 @@ class PostPage(OneQueryViewRestrictions, Page):
 
     # Series keep their listings' counts through this, reached by label.
     remember = staticmethod(remember)
+    remember_site = staticmethod(remember_site)
 
     @classmethod
     def get_indexed_objects(cls):
@@ -434,7 +442,9 @@ class PostPage(OneQueryViewRestrictions, Page):
         return context
 
 
-class TagIndexPage(OneQueryViewRestrictions, RoutablePageMixin, Page):
+class TagIndexPage(
+    RowsLoadedPlainly, OneQueryViewRestrictions, RoutablePageMixin, Page
+):
     """Every tag with its post count, and one page per tag."""
 
     intro = RichTextField(blank=True, features=["bold", "italic", "link"])
@@ -503,7 +513,7 @@ class TagIndexPage(OneQueryViewRestrictions, RoutablePageMixin, Page):
         )
 
 
-class ArchivePage(OneQueryViewRestrictions, Page):
+class ArchivePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
     """Every post, grouped by year, newest first, a few hundred to a page."""
 
     parent_page_types = ["blog.HomePage"]

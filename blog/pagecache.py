@@ -127,6 +127,14 @@ def remember(url_path: str, name: str, compute: Callable[[], T]) -> T:
     return remember_at(site_paths(url_path), name, compute)
 
 
+def remember_site(name: str, compute: Callable[[], T]) -> T:
+    """Return ``compute()`` for the whole site, kept until anything is purged.
+
+    For what only a site-wide purge changes: the site itself, say.
+    """
+    return remember_at([], name, compute)
+
+
 def remember_at(paths, name: str, compute: Callable[[], T]) -> T:
     """Return ``compute()`` for what is served at ``paths``, kept until purged."""
     timeout = settings.LISTING_CACHE_SECONDS

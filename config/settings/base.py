@@ -57,14 +57,17 @@ MIDDLEWARE = [
     # anything below runs; on a miss it stores what compression and ConditionalGet
     # made.
     "blog.pagecache.PageCacheMiddleware",
-    # Brotli for public pages, Django's gzip for the rest (blog/compression.py).
-    "blog.compression.CompressionMiddleware",
-    # ETag on every page, and 304 to a client whose copy is still current. Below
-    # compression, so the tag is of the page itself, not of one encoding of it.
+    # 304 to a client whose copy is still current, by the tag compression gave.
     "django.middleware.http.ConditionalGetMiddleware",
+    # Brotli for public pages, Django's gzip for the rest, and an ETag on each
+    # (blog/compression.py).
+    "blog.compression.CompressionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # The request's Wagtail site, kept between requests (blog/sites.py); below
+    # CommonMiddleware, which turns away hosts not in ALLOWED_HOSTS.
+    "blog.sites.SiteMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
