@@ -1,0 +1,91 @@
+"""The request's site and whether any page is private, kept between requests.
+
+Both are kept in the render cache until the next site-wide purge; changing a
+site or a view restriction is such a purge. These tests turn the keeping on
+(as in production) and check that what readers get follows every change.
+"""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from wagtail.models import PageViewRestriction, Site
+
+from tests.factories import PostPageFactory, SeriesPageFactory
+
+
+@pytest.fixture(autouse=True)
+def listing_cache_on(settings):
+    settings.LISTING_CACHE_SECONDS = 3600
+    settings.ALLOWED_HOSTS = ["testserver", "other.example"]
+
+
+def queries_of(table: str, captured) -> int:
+    """Count the queries that read rows of ``table`` (not subqueries of it)."""
+    start = f'SELECT "{table}".'
+    return sum(query["sql"].startswith(start) for query in captured.captured_queries)
+
+
+def test_a_page_served_again_asks_for_neither_its_site_nor_its_restrictions(
+    client, home
+):
+    post = PostPageFactory(parent=home, title="共享内存")
+    client.get(post.url)
+    with CaptureQueriesContext(connection) as again:
+        response = client.get(post.url)
+
+    assert response.status_code == 200
+    assert "共享内存" in response.content.decode()
+    assert queries_of("wagtailcore_site", again) == 0
+    assert queries_of("wagtailcore_pageviewrestriction", again) == 0
+
+
+def test_a_new_password_applies_at_once(
+    client, home, django_capture_on_commit_callbacks
+):
+    post = PostPageFactory(
+        parent=home,
+        title="共享内存",
+        body__0__paragraph__value="<p>bank conflict 的细节</p>",
+    )
+    assert "bank conflict 的细节" in client.get(post.url).content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        restriction = PageViewRestriction.objects.create(
+            page=post, restriction_type=PageViewRestriction.PASSWORD, password="s3cret"
+        )
+    locked = client.get(post.url).content.decode()
+    assert 'type="password"' in locked
+    assert "bank conflict 的细节" not in locked
+
+    with django_capture_on_commit_callbacks(execute=True):
+        restriction.delete()
+    assert 'type="password"' not in client.get(post.url).content.decode()
+
+
+def test_a_site_moved_to_another_root_serves_the_new_root_at_once(
+    client, home, django_capture_on_commit_callbacks
+):
+    cuda = SeriesPageFactory(parent=home, title="CUDA 专栏", slug="cuda")
+    notes = SeriesPageFactory(parent=home, title="读书笔记", slug="notes")
+    with django_capture_on_commit_callbacks(execute=True):
+        other = Site.objects.create(hostname="other.example", root_page=cuda)
+    assert "CUDA 专栏" in client.get("/", HTTP_HOST="other.example").content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        other.root_page = notes
+        other.save()
+    shown = client.get("/", HTTP_HOST="other.example").content.decode()
+    assert "读书笔记" in shown.split("<main", 1)[-1]
+    assert "CUDA 专栏" not in shown.split("<main", 1)[-1]
+
+
+def test_a_published_home_page_is_served_while_the_site_is_kept(
+    client, home, django_capture_on_commit_callbacks
+):
+    client.get("/")
+    home.intro = "<p>新的自我介绍</p>"
+    # The site's token is what a home publish purges; keep it, to show that
+    # routing itself reads home afresh.
+    home.save_revision().publish()
+
+    assert "新的自我介绍" in client.get("/").content.decode()
