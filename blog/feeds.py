@@ -99,7 +99,7 @@ class PostFeed(Feed):
     def item_content(self, item) -> str:
         """Return the post's body rendered for feed readers, URLs absolute."""
         url = self.request.build_absolute_uri(item.get_url(self.request))
-        return str(item.rendered(self.request, feed=True, page_url=url)["html"])
+        return item.rendered(self.request, feed=True, page_url=url)["html"].decode()
 
 
 def site_feed(request):

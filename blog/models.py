@@ -1,6 +1,8 @@
 """Pages of the blog: home, posts, tags and the archive."""
 
 import datetime
+import json
+import secrets
 from itertools import groupby
 
 from django.conf import settings
@@ -44,6 +46,27 @@ POSTS_PER_PAGE = 20
 BODY_CACHE_SECONDS = 7 * 24 * 3600
 # An archive line is one link: a page of them can be long.
 ARCHIVE_PER_PAGE = 200
+
+
+# Where the post template places the body: unique to this process, so no text
+# of a page can be mistaken for it.
+BODY_MARK = mark_safe(f"<!--body {secrets.token_hex(16)}-->")  # noqa: S308
+_BODY_MARK_BYTES = BODY_MARK.encode()
+
+
+def _with_body(response):
+    """Have a post's response take its body's bytes once the template is rendered."""
+    if "body_html" in (getattr(response, "context_data", None) or {}):
+        response.add_post_render_callback(_place_body)
+    return response
+
+
+def _place_body(response):
+    """Put the rendered body's bytes where the post template left its mark."""
+    before, mark, after = response.content.partition(_BODY_MARK_BYTES)
+    if mark:
+        response.content = b"".join([before, response.context_data["body_html"], after])
+    return response
 
 
 class PostTag(TaggedItemBase):
@@ -279,8 +302,8 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         key is the body's content and the page's page-cache tokens, so whatever
         purges the page (a linked page moved, an image replaced) renders it
         again. ``feed`` renders the body for feed readers, its URLs
-        absolute against ``page_url``. Returns a dict: ``html``, ``toc``,
-        ``minutes``, and whether there is ``math`` and ``code`` in it.
+        absolute against ``page_url``. Returns a dict: ``html`` (UTF-8 bytes),
+        ``toc``, ``minutes``, and whether there is ``math`` and ``code`` in it.
         """
         context = {"page": self, "request": request}
         if feed:
@@ -290,12 +313,12 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
             html = str(self.body.render_as_block(context=context))
             if feed:  # A feed entry has no table of contents or reading time.
                 return {
-                    "html": absolutize_urls(html, page_url),
+                    "html": absolutize_urls(html, page_url).encode(),
                     "toc": [],
                     "minutes": None,
                 }
             return {
-                "html": html,
+                "html": html.encode(),
                 "toc": self.toc,
                 "minutes": self.reading_minutes,
                 # What the page needs to load: KaTeX's CSS and fonts, Pygments' CSS.
@@ -305,13 +328,22 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
 
         def key():
             tokens = page_tokens(self.url_path)
-            return make_key(
-                "post", [self.pk, tokens, feed, page_url, self.body.raw_data]
+            # The body as JSON text: hashed as is, far quicker than walked.
+            body = json.dumps(
+                list(self.body.raw_data),
+                ensure_ascii=False,
+                sort_keys=True,
+                default=repr,
             )
+            return make_key("post", [self.pk, tokens, feed, page_url, body])
 
-        rendered = kept(key, render, BODY_CACHE_SECONDS)
-        # Rendered by our blocks and renderers, which escape what is not markup.
-        return {**rendered, "html": mark_safe(rendered["html"])}  # noqa: S308
+        return kept(key, render, BODY_CACHE_SECONDS)
+
+    def serve(self, request, *args, **kwargs):
+        return _with_body(super().serve(request, *args, **kwargs))
+
+    def serve_preview(self, request, mode_name):
+        return _with_body(super().serve_preview(request, mode_name))
 
     @property
     def tag_list(self):
@@ -438,7 +470,12 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         context["breadcrumbs"] = self.navigation["breadcrumbs"]
         context["series_nav"] = self.navigation["series"]
         context["backlinks"] = list(self.backlinks())
-        context["rendered"] = self.rendered(request)
+        rendered = self.rendered(request)
+        # The template places a mark; the body's bytes go in after rendering
+        # (_place_body): megabytes of KaTeX are copied once, not joined as
+        # text at every level of the template and encoded again.
+        context["rendered"] = {**rendered, "html": BODY_MARK}
+        context["body_html"] = rendered["html"]
         return context
 
 

@@ -337,3 +337,19 @@ def test_image_srcset_lists_each_width_once_with_size_and_lazy_loading():
         assert [c.split()[-1] for c in srcset.split(",")] == ["480w", "800w", "1174w"]
     assert 'width="480"' in html and 'height="240"' in html
     assert 'loading="lazy"' in html
+
+
+def test_the_body_is_placed_once_inside_the_post_and_no_mark_is_left(client, home):
+    post = with_body(
+        PostPageFactory(parent=home, slug="placed"),
+        [
+            ("paragraph", RichText("<p>寄存器 spill 的代价</p>")),
+            ("math", {"tex": r"e^{i\pi} + 1 = 0", "label": ""}),
+        ],
+    )
+    for _ in range(2):  # rendered, then from the render cache
+        html = get(client, post)
+        body = section(html, '<div class="post-body">', "</article>")
+        assert html.count("寄存器 spill 的代价") == 1
+        assert "寄存器 spill 的代价" in body and 'class="katex-display"' in body
+        assert "<!--body " not in html
