@@ -512,7 +512,7 @@ def _body_texts(posts) -> dict[int, str]:
     """Return each post's body_text(), kept in the render cache by body content."""
     from blog.models import BODY_CACHE_SECONDS
 
-    keys = {post.pk: make_key(_BODY_TEXT_KEY, post.body.raw_data) for post in posts}
+    keys = {post.pk: make_key(_BODY_TEXT_KEY, post.body_json()) for post in posts}
     try:
         store = caches["renders"]
         found = store.get_many(list(keys.values()))
