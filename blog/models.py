@@ -403,6 +403,14 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
 
     @cached_property
     def navigation(self):
+        """Return the breadcrumbs and the series' previous/next, kept until purged.
+
+        What changes them (an ancestor renamed, a post of the series published,
+        moved or unpublished) purges this page too (``blog.invalidation``).
+        """
+        return remember(self.url_path, "navigation", self.find_navigation)
+
+    def find_navigation(self):
         """Return the breadcrumbs and the series' previous/next, from one query.
 
         One query fetches the live ancestors below the home page (the
@@ -479,7 +487,10 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         context = super().get_context(request, *args, **kwargs)
         context["breadcrumbs"] = self.navigation["breadcrumbs"]
         context["series_nav"] = self.navigation["series"]
-        context["backlinks"] = list(self.backlinks())
+        # A post that links here, published or moved, purges this page.
+        context["backlinks"] = remember(
+            self.url_path, "backlinks", lambda: list(self.backlinks())
+        )
         rendered = self.rendered(request)
         # The template places a mark; the body's bytes go in after rendering
         # (_place_body): megabytes of KaTeX are copied once, not joined as

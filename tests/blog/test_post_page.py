@@ -353,3 +353,35 @@ def test_the_body_is_placed_once_inside_the_post_and_no_mark_is_left(client, hom
         assert html.count("寄存器 spill 的代价") == 1
         assert "寄存器 spill 的代价" in body and 'class="katex-display"' in body
         assert "<!--body " not in html
+
+
+def test_kept_navigation_and_backlinks_follow_what_is_published(
+    client, csapp, settings, django_capture_on_commit_callbacks
+):
+    """Kept until purged (as in production): a new part and a new link show at once."""
+    settings.LISTING_CACHE_SECONDS = 3600
+    series, posts = csapp
+    first, last = posts[0], posts[-1]
+    html = get(client, last)
+    assert "第 3 篇，共 3 篇" in html and 'rel="next"' not in html
+    assert '<section class="backlinks"' not in get(client, first)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        PostPageFactory(parent=series, title="CSAPP 第4章", slug="ch4")
+        with_body(
+            last,
+            [
+                (
+                    "paragraph",
+                    RichText(
+                        f'<p>见 <a linktype="page" id="{first.pk}">第一章</a></p>'
+                    ),
+                )
+            ],
+        )
+
+    html = get(client, last)
+    assert "第 3 篇，共 4 篇" in html
+    assert 'rel="next" href="/notes/csapp/ch4/"' in html
+    backlinks = section(get(client, first), '<section class="backlinks"', "</section>")
+    assert f'<a href="{last.url}">CSAPP 第3章</a>' in backlinks
