@@ -527,8 +527,20 @@ class TagIndexPage(
 
     @path("")
     def tag_index(self, request):
-        tags = remember(self.url_path, "tags", lambda: list(self.tags_with_counts()))
-        return self.render(request, context_overrides={"tags": tags})
+        def tags():
+            # Each tag's URL below this page, reversed once, not on every view.
+            found = list(self.tags_with_counts())
+            for tag in found:
+                tag.subpage_url = self.reverse_subpage("tag_detail", args=[tag.slug])
+            return found
+
+        return self.render(
+            request,
+            context_overrides={
+                "tags": remember(self.url_path, "linked-tags", tags),
+                "page_url": self.get_url(request),
+            },
+        )
 
     @re_path(r"^(?P<slug>[-\w]+)/$")
     def tag_detail(self, request, slug):
