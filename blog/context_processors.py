@@ -1,19 +1,29 @@
 from django.conf import settings
 from wagtail.models import Site
 
+from blog.pagecache import remember_site
 from series.models import SeriesPage
 
 
 def site_navigation(request):
     """Give every template the site name and the top-level sections.
 
-    Evaluated lazily, so pages that don't show the header pay nothing.
+    Evaluated lazily, so pages that don't show the header pay nothing. Kept
+    until the next site-wide purge: a change to a top-level section is one.
     """
 
     def sections():
         site = Site.find_for_request(request)
         if site is None:
-            return SeriesPage.objects.none()
-        return SeriesPage.objects.child_of(site.root_page).live().order_by("path")
+            return []
+        return remember_site(
+            f"nav-sections:{site.pk}",
+            lambda: list(
+                SeriesPage.objects.child_of(site.root_page)
+                .live()
+                .order_by("path")
+                .only("title", "url_path", "path", "depth", "content_type_id")
+            ),
+        )
 
     return {"site_name": settings.WAGTAIL_SITE_NAME, "nav_sections": sections}

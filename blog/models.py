@@ -178,10 +178,17 @@ class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         return page.route(request, remaining)
 
     def sections(self):
-        """Return the top-level sections with their post counts."""
-        return (
-            SeriesPage.objects.child_of(self).live().order_by("path")
-        ).with_post_counts(self)
+        """Return the top-level sections with their post counts, kept until purged."""
+        return remember(
+            self.url_path,
+            "sections",
+            lambda: (
+                SeriesPage.objects.child_of(self)
+                .live()
+                .order_by("path")
+                .with_post_counts(self)
+            ),
+        )
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)

@@ -242,10 +242,20 @@ class SeriesPage(RowsLoadedPlainly, OneQueryViewRestrictions, RoutablePageMixin,
         )
 
     def subseries(self):
-        """Return the live series nested in this one, in explorer order."""
-        return (
-            SeriesPage.objects.child_of(self).live().order_by("path")
-        ).with_post_counts(self)
+        """Return the live series nested in this one, in explorer order.
+
+        Kept until this page is purged, as a change to a series below it does.
+        """
+        return remember(
+            self,
+            "subseries",
+            lambda: (
+                SeriesPage.objects.child_of(self)
+                .live()
+                .order_by("path")
+                .with_post_counts(self)
+            ),
+        )
 
     def post_count(self) -> int:
         """Return the number of live posts anywhere under this page."""

@@ -99,3 +99,23 @@ def test_the_archive_shows_a_retitled_post_once_it_is_published(
     html = client.get("/archive/").content.decode()
     assert "新的标题" in html and "旧的标题" not in html
     assert f'<a href="{post.url}">新的标题</a>' in html
+
+
+def test_a_published_series_shows_on_its_parent_and_a_section_in_the_header(
+    client, home, django_capture_on_commit_callbacks
+):
+    notes = SeriesPageFactory(parent=home, title="笔记", slug="notes")
+    assert "CSAPP 精读" not in client.get("/notes/").content.decode()
+    assert "GPU 架构" not in client.get("/").content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        nested = SeriesPageFactory(parent=notes, title="CSAPP 精读", slug="csapp")
+        nested.save_revision().publish()
+        section = SeriesPageFactory(parent=home, title="GPU 架构", slug="gpu")
+        section.save_revision().publish()
+
+    assert 'href="/notes/csapp/"' in client.get("/notes/").content.decode()
+    header = client.get("/tags/").content.decode().split("</header>")[0]
+    assert 'href="/gpu/"' in header
+    home_sections = client.get("/").content.decode().split('class="section-list"')[1]
+    assert "GPU 架构" in home_sections

@@ -78,6 +78,7 @@ def grow(blog):
     make_posts(blog["series"], 35, start=300, tags=30)
     for n in range(5):
         nested = SeriesPageFactory(parent=blog["notes"], slug=f"s{n}")
+        nested.save_revision().publish()  # as the admin does: purges /notes/
         make_posts(nested, 2, start=400 + 2 * n)
     blog["series"].get_children().filter(slug="long").delete()
     make_long_post(blog["series"], "long", 60)
