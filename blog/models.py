@@ -371,6 +371,16 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
             tags = list(self.tags.all())
         return sorted(tags, key=lambda tag: tag.name.lower())
 
+    def shown_tags(self, request):
+        """Return the tags a reader sees on this post, kept until it is purged.
+
+        Retagging a post is a publish, and renaming a tag purges every page;
+        both purge this. A preview shows the tags of the form, held in memory.
+        """
+        if getattr(request, "is_preview", False):
+            return self.tag_list
+        return remember(self.url_path, "tag-list", lambda: self.tag_list)
+
     def series(self):
         """Return the series or section this post lives in, if any."""
         parent = self.get_parent().specific
@@ -492,6 +502,7 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
+        context["post_tags"] = self.shown_tags(request)
         context["breadcrumbs"] = self.navigation["breadcrumbs"]
         context["series_nav"] = self.navigation["series"]
         # A post that links here, published or moved, purges this page.

@@ -9,7 +9,6 @@ behind a proxy whatever the Wagtail Site's hostname says.
 import json
 
 from django.conf import settings
-from django.db.models import prefetch_related_objects
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.html import strip_tags
@@ -19,7 +18,7 @@ from wagtail.contrib.sitemaps import Sitemap
 from wagtail.models import Site
 
 from blog.invalidation import sitemap_paths
-from blog.models import HomePage, PostPage, PostTag
+from blog.models import HomePage, PostPage
 from blog.pagecache import remember_at
 from blog.social import social_image_url
 from series.models import CountedPaginator, SeriesPage
@@ -166,11 +165,9 @@ def page_meta(context) -> dict:
     ]
 
     if is_post:
-        # Prefetch, so the post template's `page.tag_list` reuses this query.
-        # Not in previews: their tags are the form's, held in memory.
-        if not getattr(request, "is_preview", False):
-            prefetch_related_objects([page], PostTag.prefetch())
-        tags = [t.name for t in page.tag_list]
+        # The post's view gives the tags it shows; a template without them asks.
+        shown = context.get("post_tags")
+        tags = [t.name for t in (page.tag_list if shown is None else shown)]
         published = page.date.isoformat()
         modified = max(page.updated, page.date).isoformat()
         meta.update(published=published, modified=modified, tags=tags)

@@ -355,10 +355,10 @@ def test_the_body_is_placed_once_inside_the_post_and_no_mark_is_left(client, hom
         assert "<!--body " not in html
 
 
-def test_kept_navigation_and_backlinks_follow_what_is_published(
+def test_kept_navigation_tags_and_backlinks_follow_what_is_published(
     client, csapp, settings, django_capture_on_commit_callbacks
 ):
-    """Kept until purged (as in production): a new part and a new link show at once."""
+    """Kept until purged (as in production): a new part, tag and link show at once."""
     settings.LISTING_CACHE_SECONDS = 3600
     series, posts = csapp
     first, last = posts[0], posts[-1]
@@ -368,6 +368,7 @@ def test_kept_navigation_and_backlinks_follow_what_is_published(
 
     with django_capture_on_commit_callbacks(execute=True):
         PostPageFactory(parent=series, title="CSAPP 第4章", slug="ch4")
+        last.tags.add("虚拟内存")
         with_body(
             last,
             [
@@ -381,6 +382,12 @@ def test_kept_navigation_and_backlinks_follow_what_is_published(
         )
 
     html = get(client, last)
+    assert 'href="/tags/虚拟内存/">#虚拟内存</a>' in section(
+        html, '<ul class="tag-list">', "</ul>"
+    )
+    assert '"keywords": "虚拟内存"' in html or "虚拟内存" in section(
+        html, "<head>", "</head>"
+    )
     assert "第 3 篇，共 4 篇" in html
     assert 'rel="next" href="/notes/csapp/ch4/"' in html
     backlinks = section(get(client, first), '<section class="backlinks"', "</section>")
