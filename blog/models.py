@@ -109,9 +109,22 @@ class PostPageQuerySet(PageQuerySet):
         """
         return self.only(*CARD_COLUMNS)
 
+    def with_stored_body(self):
+        """Load the body as the text the database holds, not as blocks.
+
+        What the body renders to is kept in the render cache under that text
+        (``PostPage.body_json``); the body itself is loaded if a render needs it.
+        """
+        return self.defer("body").annotate(stored_body=Cast("body", models.TextField()))
+
     def for_feed(self):
         """Return live posts for a feed, newest first: bodies and tags included."""
-        return self.live().prefetch_related(PostTag.prefetch()).order_by("-date", "-pk")
+        return (
+            self.live()
+            .with_stored_body()
+            .prefetch_related(PostTag.prefetch())
+            .order_by("-date", "-pk")
+        )
 
     def recently_updated(self):
         """Return live posts, most recently updated first (no bodies)."""
@@ -169,7 +182,10 @@ class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         )
         if page is None:
             raise Http404
-        page = page.specific
+        if issubclass(page.specific_class, PostPage):
+            page = PostPage.objects.with_stored_body().get(pk=page.pk)
+        else:
+            page = page.specific
         remaining = path_components[page.depth - self.depth :]
         if page.depth == self.depth:
             if remaining:
@@ -309,10 +325,14 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         )
 
     def body_json(self) -> str:
-        """Return the body as canonical JSON text, for cache keys of what it renders.
+        """Return the body as JSON text, for cache keys of what it renders.
 
         One string is hashed far quicker than hundreds of blocks are walked.
+        A post loaded ``with_stored_body()`` has the text the database holds,
+        and its body is never decoded while its renders are in the cache.
         """
+        if "body" not in self.__dict__ and self.__dict__.get("stored_body"):
+            return self.stored_body
         return json.dumps(
             list(self.body.raw_data), ensure_ascii=False, sort_keys=True, default=repr
         )
