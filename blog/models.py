@@ -39,6 +39,7 @@ from series.models import (
     RowsLoadedPlainly,
     SeriesPage,
     live_post_pages,
+    site_has_view_restrictions,
 )
 
 POSTS_PER_PAGE = 20
@@ -108,6 +109,15 @@ class PostPageQuerySet(PageQuerySet):
         the cards it has to render.
         """
         return self.only(*CARD_COLUMNS)
+
+    def visible(self):
+        """Return the live posts anyone may read: none under a password or login.
+
+        Wagtail's ``public()`` adds a subquery over the view restrictions; a
+        site without private pages has nothing for it to exclude.
+        """
+        live = self.live()
+        return live.public() if site_has_view_restrictions() else live
 
     def with_stored_body(self):
         """Load the body as the text the database holds, not as blocks.

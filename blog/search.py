@@ -443,8 +443,8 @@ def _index_entries(tokens: Sequence[str], content_type):
 def _index_matches(tokens: Sequence[str]) -> list[tuple[int, str, str]] | None:
     """Return (id, title, summary) of the newest visible matches, best first.
 
-    One query for the view restrictions, one for the matches; None if the
-    backend's index is not one this module reads.
+    One query for the matches (on a site with private pages, it excludes
+    them); None if the backend's index is not one this module reads.
     """
     from django.contrib.contenttypes.models import ContentType
 
@@ -454,8 +454,7 @@ def _index_matches(tokens: Sequence[str]) -> list[tuple[int, str, str]] | None:
     if entries is None:
         return None
     post = (
-        PostPage.objects.live()
-        .public()
+        PostPage.objects.visible()
         .filter(pk=Cast(OuterRef("object_id"), IntegerField()))
         .order_by()
     )
@@ -482,8 +481,7 @@ def _backend_matches(tokens: Sequence[str]) -> list[tuple[int, str, str]]:
     from blog.models import PostPage
 
     results = (
-        PostPage.objects.live()
-        .public()
+        PostPage.objects.visible()
         .only("title", "summary")
         .search(" ".join(tokens), operator="and")
     )
@@ -493,7 +491,7 @@ def _backend_matches(tokens: Sequence[str]) -> list[tuple[int, str, str]]:
 def search_post_ids(query: str) -> list[int]:
     """Return the ids of the live, public posts matching a query, best first.
 
-    One query for the view restrictions, one for the search.
+    One query for the search (see ``_index_matches``).
     """
     tokens = query_tokens(query)
     if not tokens:
@@ -519,12 +517,16 @@ def _body_texts(posts) -> dict[int, str]:
     except Exception:
         logger.warning("Render cache unavailable", exc_info=True)
         store, found = None, {}
-    texts, made = {}, {}
-    for post in posts:
-        key = keys[post.pk]
-        if key not in found:
-            found[key] = made[key] = body_text(post.body)
-        texts[post.pk] = found[key]
+    made = {}
+    missing = [post.pk for post in posts if keys[post.pk] not in found]
+    if missing:
+        # Posts come without their body (with_stored_body): load the ones to do.
+        from blog.models import PostPage
+
+        bodies = PostPage.objects.filter(pk__in=missing).only("body")
+        made = {keys[post.pk]: body_text(post.body) for post in bodies}
+        found |= made
+    texts = {post.pk: found.get(keys[post.pk], "") for post in posts}
     if made and store is not None:
         try:
             store.set_many(made, BODY_CACHE_SECONDS)
@@ -534,13 +536,18 @@ def _body_texts(posts) -> dict[int, str]:
 
 
 def hits_for(ids: Sequence[int], query: str) -> list[Hit]:
-    """Load the posts of one page of results and highlight them: two queries."""
+    """Load the posts of one page of results and highlight them.
+
+    Two queries, and a third for the bodies whose text is not in the cache.
+    """
     from blog.models import PostPage, PostTag
 
     tokens = query_tokens(query)
     pattern = _highlight_re(query, tokens)
-    posts = PostPage.objects.filter(pk__in=list(ids)).prefetch_related(
-        PostTag.prefetch()
+    posts = (
+        PostPage.objects.filter(pk__in=list(ids))
+        .with_stored_body()
+        .prefetch_related(PostTag.prefetch())
     )
     by_id = {post.pk: post for post in posts}
     texts = _body_texts(by_id.values())
