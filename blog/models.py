@@ -46,8 +46,14 @@ POSTS_PER_PAGE = 20
 # What a post card shows (listing_tags.CARD_FIELDS), and what its URL and
 # the page cache's tokens are worked out from.
 CARD_COLUMNS = (
-    *("title", "url_path", "path", "depth", "content_type_id"),
-    *("summary", "date", "updated"),
+    "title",
+    "url_path",
+    "path",
+    "depth",
+    "content_type_id",
+    "summary",
+    "date",
+    "updated",
 )
 # A rendered body is dropped with its page's cache tokens; the rest expire.
 BODY_CACHE_SECONDS = 7 * 24 * 3600
