@@ -2,7 +2,7 @@ from django.conf import settings
 from wagtail.models import Site
 
 from blog.pagecache import remember_site
-from series.models import SeriesPage
+from series.models import LINK_COLUMNS, SeriesPage
 
 
 def site_navigation(request):
@@ -22,7 +22,7 @@ def site_navigation(request):
                 SeriesPage.objects.child_of(site.root_page)
                 .live()
                 .order_by("path")
-                .only("title", "url_path", "path", "depth", "content_type_id")
+                .only(*LINK_COLUMNS)
             ),
         )
 

@@ -34,27 +34,20 @@ from blog.rendering import render_inline_text
 from blog.rendering.cache import make_key
 from blog.rendering.feed import absolutize_urls
 from series.models import (
+    LINK_COLUMNS,
     CountedPaginator,
     OneQueryViewRestrictions,
     RowsLoadedPlainly,
     SeriesPage,
     live_post_pages,
+    series_under,
     site_has_view_restrictions,
 )
 
 POSTS_PER_PAGE = 20
 # What a post card shows (listing_tags.CARD_FIELDS), and what its URL and
 # the page cache's tokens are worked out from.
-CARD_COLUMNS = (
-    "title",
-    "url_path",
-    "path",
-    "depth",
-    "content_type_id",
-    "summary",
-    "date",
-    "updated",
-)
+CARD_COLUMNS = (*LINK_COLUMNS, "summary", "date", "updated")
 # A rendered body is dropped with its page's cache tokens; the rest expire.
 BODY_CACHE_SECONDS = 7 * 24 * 3600
 # An archive line is one link: a page of them can be long.
@@ -211,16 +204,7 @@ class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
 
     def sections(self):
         """Return the top-level sections with their post counts, kept until purged."""
-        return remember(
-            self.url_path,
-            "sections",
-            lambda: (
-                SeriesPage.objects.child_of(self)
-                .live()
-                .order_by("path")
-                .with_post_counts(self)
-            ),
-        )
+        return series_under(self)
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
@@ -491,7 +475,7 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         rows = list(
             Page.objects.live()
             .filter(Q(path__in=ancestor_paths) | siblings | Q(pk=self.pk))
-            .only("title", "url_path", "path", "depth", "content_type_id")
+            .only(*LINK_COLUMNS)
             .order_by("path")
         )
         crumbs = [row for row in rows if row.path in ancestor_paths]
@@ -532,7 +516,7 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
             .filter(pk__in=referrers)
             .exclude(pk=self.pk)
             .exclude(models.Exists(restricted))
-            .only("title", "url_path", "path", "depth", "content_type_id", "date")
+            .only(*LINK_COLUMNS, "date")
             .order_by("-date", "-pk")
         )
 
@@ -673,9 +657,7 @@ class ArchivePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         context = super().get_context(request, *args, **kwargs)
         # Only the fields a line of the archive shows are loaded.
         posts = (
-            PostPage.objects.live()
-            .order_by("-date", "-pk")
-            .only("title", "url_path", "date", "depth", "path", "content_type_id")
+            PostPage.objects.live().order_by("-date", "-pk").only(*LINK_COLUMNS, "date")
         )
         paginator = CountedPaginator(
             posts,

@@ -24,6 +24,8 @@ from wagtail.query import PageQuerySet
 from wagtail.search import index
 
 POST_MODEL = "blog.PostPage"
+# What a link to a page needs: its title, and what its URL is worked out from.
+LINK_COLUMNS = ("title", "url_path", "path", "depth", "content_type_id")
 POSTS_PER_PAGE = 30
 
 
@@ -174,6 +176,23 @@ class SeriesPageQuerySet(PageQuerySet):
         return series
 
 
+def series_under(parent):
+    """Return the live series just under ``parent``, in explorer order, with counts.
+
+    Kept until ``parent`` is purged, as publishing a series below it does.
+    """
+    return remember(
+        parent,
+        "series-under",
+        lambda: (
+            SeriesPage.objects.child_of(parent)
+            .live()
+            .order_by("path")
+            .with_post_counts(parent)
+        ),
+    )
+
+
 class SeriesPage(RowsLoadedPlainly, OneQueryViewRestrictions, RoutablePageMixin, Page):
     """A folder of posts: a section, or a series read in order."""
 
@@ -242,20 +261,8 @@ class SeriesPage(RowsLoadedPlainly, OneQueryViewRestrictions, RoutablePageMixin,
         )
 
     def subseries(self):
-        """Return the live series nested in this one, in explorer order.
-
-        Kept until this page is purged, as a change to a series below it does.
-        """
-        return remember(
-            self,
-            "subseries",
-            lambda: (
-                SeriesPage.objects.child_of(self)
-                .live()
-                .order_by("path")
-                .with_post_counts(self)
-            ),
-        )
+        """Return the live series nested in this one, in explorer order."""
+        return series_under(self)
 
     def post_count(self) -> int:
         """Return the number of live posts anywhere under this page."""
