@@ -1,6 +1,7 @@
 """Pages of the blog: home, posts, tags and the archive."""
 
 import datetime
+import hashlib
 import json
 import secrets
 from itertools import groupby
@@ -29,10 +30,17 @@ from wagtail.search import index
 from blog import reading
 from blog.blocks import PostBodyBlock, body_anchors, body_headings
 from blog.forms import PostPageForm
-from blog.pagecache import kept, page_tokens, remember, remember_site
+from blog.pagecache import (
+    kept,
+    kept_many,
+    page_tokens,
+    pages_tokens,
+    remember,
+    remember_site,
+)
 from blog.rendering import render_inline_text
 from blog.rendering.cache import make_key
-from blog.rendering.feed import absolutize_urls
+from blog.rendering.feed import absolutize_urls, as_character_data
 from series.models import (
     LINK_COLUMNS,
     CountedPaginator,
@@ -122,18 +130,13 @@ class PostPageQuerySet(PageQuerySet):
         """Load the body as the text the database holds, not as blocks.
 
         What the body renders to is kept in the render cache under that text
-        (``PostPage.body_json``); the body itself is loaded if a render needs it.
+        (``PostPage.body_digest``); the body itself is loaded if a render needs it.
         """
         return self.defer("body").annotate(stored_body=Cast("body", models.TextField()))
 
     def for_feed(self):
-        """Return live posts for a feed, newest first: bodies and tags included."""
-        return (
-            self.live()
-            .with_stored_body()
-            .prefetch_related(PostTag.prefetch())
-            .order_by("-date", "-pk")
-        )
+        """Return live posts for a feed, newest first, their bodies as stored."""
+        return self.live().with_stored_body().order_by("-date", "-pk")
 
     def recently_updated(self):
         """Return live posts, most recently updated first (no bodies)."""
@@ -324,20 +327,25 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
             " ".join([self.title, self.summary, body_text(self.body), tags])
         )
 
-    def body_json(self) -> str:
-        """Return the body as JSON text, for cache keys of what it renders.
+    def body_digest(self) -> str:
+        """Return a digest of the body's content, for cache keys of what it renders.
 
         One string is hashed far quicker than hundreds of blocks are walked.
         A post loaded ``with_stored_body()`` has the text the database holds,
         and its body is never decoded while its renders are in the cache.
         """
         if "body" not in self.__dict__ and self.__dict__.get("stored_body"):
-            return self.stored_body
-        return json.dumps(
-            list(self.body.raw_data), ensure_ascii=False, sort_keys=True, default=repr
-        )
+            text = self.stored_body
+        else:
+            text = json.dumps(
+                list(self.body.raw_data),
+                ensure_ascii=False,
+                sort_keys=True,
+                default=repr,
+            )
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def rendered(self, request=None, *, feed=False, page_url=""):
+    def rendered(self, request=None):
         """Return the body's HTML, its table of contents and reading time.
 
         A body of hundreds of formulas and code blocks is hundreds of render
@@ -345,22 +353,14 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         all three are worked out once and kept as one render cache entry. Its
         key is the body's content and the page's page-cache tokens, so whatever
         purges the page (a linked page moved, an image replaced) renders it
-        again. ``feed`` renders the body for feed readers, its URLs
-        absolute against ``page_url``. Returns a dict: ``html`` (UTF-8 bytes),
-        ``toc``, ``minutes``, and whether there is ``math`` and ``code`` in it.
+        again. Returns a dict: ``html`` (UTF-8 bytes), ``toc``, ``minutes``,
+        and whether there is ``math`` and ``code`` in it.
         """
-        context = {"page": self, "request": request}
-        if feed:
-            context |= {"feed": True, "page_url": page_url}
 
         def render():
-            html = str(self.body.render_as_block(context=context))
-            if feed:  # A feed entry has no table of contents or reading time.
-                return {
-                    "html": absolutize_urls(html, page_url).encode(),
-                    "toc": [],
-                    "minutes": None,
-                }
+            html = str(
+                self.body.render_as_block(context={"page": self, "request": request})
+            )
             return {
                 "html": html.encode(),
                 "toc": self.toc,
@@ -372,9 +372,47 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
 
         def key():
             tokens = page_tokens(self.url_path)
-            return make_key("post", [self.pk, tokens, feed, page_url, self.body_json()])
+            return make_key("post", [self.pk, tokens, self.body_digest()])
 
         return kept(key, render, BODY_CACHE_SECONDS)
+
+    @classmethod
+    def feed_contents(cls, posts, request, urls) -> list[str]:
+        """Return each post's body for feed readers, as escaped XML character data.
+
+        Rendered with ``{"feed": True}`` in the block context: math as MathML
+        only, code with inline styles, the interactive figure as a link, no
+        heading anchors, every URL absolute against the post's in ``urls``.
+        Kept in the render cache like ``rendered()``, all read in one call.
+        """
+
+        def keys():
+            tokens = pages_tokens([post.url_path for post in posts])
+            return [
+                make_key("feed-entry", [post.pk, token, url, post.body_digest()])
+                for post, token, url in zip(posts, tokens, urls, strict=True)
+            ]
+
+        def render(indexes):
+            return [render_one(posts[i], urls[i]) for i in indexes]
+
+        def render_one(post, url):
+            context = {"page": post, "request": request, "feed": True, "page_url": url}
+            html = str(post.body.render_as_block(context=context))
+            return as_character_data(absolutize_urls(html, url))
+
+        return kept_many(len(posts), keys, render, BODY_CACHE_SECONDS)
+
+    @classmethod
+    def tag_names(cls, posts) -> dict[int, list[str]]:
+        """Return the names of each post's tags in the order pages show them, one query."""
+        rows = PostTag.objects.filter(content_object__in=posts).values_list(
+            "content_object_id", "tag__name"
+        )
+        names = {post.pk: [] for post in posts}
+        for pk, name in sorted(rows, key=lambda row: (row[1].lower(), row[1])):
+            names[pk].append(name)
+        return names
 
     def serve(self, request, *args, **kwargs):
         return _with_body(super().serve(request, *args, **kwargs))

@@ -83,17 +83,20 @@ def _tokens(cache, keys: list[str]) -> list[str]:
     return tokens
 
 
-def site_paths(url_path: str) -> list[str]:
+def site_paths(url_path: str, root_paths=None) -> list[str]:
     """Return the paths a page with this tree ``url_path`` is served at.
 
     One per site whose root is above it (usually one); none when no site
-    serves it. Works for old url_paths as well as current ones.
+    serves it. Works for old url_paths as well as current ones. ``root_paths``
+    is Wagtail's ``Site.get_site_root_paths()``, when the caller has it.
     """
     from wagtail.models import Site
 
+    if root_paths is None:
+        root_paths = Site.get_site_root_paths()
     return [
         url_path[len(root_path) - 1 :]
-        for _, root_path, _, _ in Site.get_site_root_paths()
+        for _, root_path, _, _ in root_paths
         if url_path.startswith(root_path)
     ]
 
@@ -111,6 +114,20 @@ def path_tokens(paths) -> list[str]:
     """Return the current tokens of the site and of these served paths."""
     keys = [SITE_TOKEN_KEY] + [path_token_key(p) for p in paths]
     return _tokens(page_cache(), keys)
+
+
+def pages_tokens(url_paths: list[str]) -> list[list[str]]:
+    """Return ``page_tokens`` of each of these tree paths, read in one cache call."""
+    from wagtail.models import Site
+
+    root_paths = Site.get_site_root_paths()
+    served = [site_paths(url_path, root_paths) for url_path in url_paths]
+    keys = [SITE_TOKEN_KEY, *{path_token_key(p): None for ps in served for p in ps}]
+    token = dict(zip(keys, _tokens(page_cache(), keys), strict=True))
+    return [
+        [token[key] for key in (SITE_TOKEN_KEY, *map(path_token_key, ps))]
+        for ps in served
+    ]
 
 
 def remember(url_path: str, name: str, compute: Callable[[], T]) -> T:
@@ -152,20 +169,45 @@ def kept(key: Callable[[], str], compute: Callable[[], T], timeout: int) -> T:
     fail too. A failing cache is logged and bypassed: an outage must not take
     pages down with it.
     """
+    return kept_many(1, lambda: [key()], lambda _: [compute()], timeout)[0]
+
+
+def kept_many(
+    count: int,
+    keys: Callable[[], list[str]],
+    compute: Callable[[list[int]], list[T]],
+    timeout: int,
+) -> list[T]:
+    """Return ``kept`` of ``count`` values at once: one cache read for them all.
+
+    ``keys()`` returns their ``count`` keys; ``compute(indexes)`` the values
+    at those indexes, the ones the cache lacks, in one go; a value of None
+    is returned but not kept.
+    """
     store = caches["renders"]
     try:
-        name = key()
-        value = store.get(name)
+        names = keys()
+        found = store.get_many(names)
     except Exception:
         logger.warning("Render cache unavailable", exc_info=True)
-        return compute()
-    if value is None:
-        value = compute()
-        try:
-            store.set(name, value, timeout)
-        except Exception:
-            logger.warning("Could not keep %s", name.partition(":")[0], exc_info=True)
-    return value
+        return compute(list(range(count)))
+    values = [found.get(name) for name in names]
+    todo = [i for i, value in enumerate(values) if value is None]
+    if not todo:
+        return values
+    made = {}
+    for i, value in zip(todo, compute(todo), strict=True):
+        values[i] = value
+        if value is not None:
+            made[names[i]] = value
+    if not made:
+        return values
+    try:
+        store.set_many(made, timeout)
+    except Exception:
+        kinds = sorted({name.partition(":")[0] for name in made})
+        logger.warning("Could not keep %s", ", ".join(kinds), exc_info=True)
+    return values
 
 
 def purge_paths(paths) -> None:

@@ -65,7 +65,6 @@ run `manage.py update_index` afterwards.
 from __future__ import annotations
 
 import functools
-import logging
 import operator
 import re
 import unicodedata
@@ -73,7 +72,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from django.core.cache import caches
 from django.db import connection
 from django.db.models import (
     BooleanField,
@@ -92,9 +90,8 @@ from django.utils.safestring import SafeString, mark_safe
 from wagtail.rich_text import get_text_for_indexing
 from wagtail.search.backends import get_search_backend
 
+from blog.pagecache import kept_many
 from blog.rendering.cache import make_key
-
-logger = logging.getLogger(__name__)
 
 MAX_QUERY_LENGTH = 200
 MAX_QUERY_TOKENS = 16
@@ -508,31 +505,22 @@ _BODY_TEXT_KEY = "search-body-1"
 
 def _body_texts(posts) -> dict[int, str]:
     """Return each post's body_text(), kept in the render cache by body content."""
-    from blog.models import BODY_CACHE_SECONDS
+    from blog.models import BODY_CACHE_SECONDS, PostPage
 
-    keys = {post.pk: make_key(_BODY_TEXT_KEY, post.body_json()) for post in posts}
-    try:
-        store = caches["renders"]
-        found = store.get_many(list(keys.values()))
-    except Exception:
-        logger.warning("Render cache unavailable", exc_info=True)
-        store, found = None, {}
-    made = {}
-    missing = [post.pk for post in posts if keys[post.pk] not in found]
-    if missing:
+    posts = list(posts)
+
+    def keys():
+        return [make_key(_BODY_TEXT_KEY, post.body_digest()) for post in posts]
+
+    def texts(indexes):
         # Posts come without their body (with_stored_body): load the ones to do.
-        from blog.models import PostPage
+        pks = [posts[i].pk for i in indexes]
+        bodies = PostPage.objects.filter(pk__in=pks).only("body").in_bulk()
+        # A post deleted meanwhile has no text, and none is kept for its body.
+        return [body_text(bodies[pk].body) if pk in bodies else None for pk in pks]
 
-        bodies = PostPage.objects.filter(pk__in=missing).only("body")
-        made = {keys[post.pk]: body_text(post.body) for post in bodies}
-        found |= made
-    texts = {post.pk: found.get(keys[post.pk], "") for post in posts}
-    if made and store is not None:
-        try:
-            store.set_many(made, BODY_CACHE_SECONDS)
-        except Exception:
-            logger.warning("Could not store body texts", exc_info=True)
-    return texts
+    found = kept_many(len(posts), keys, texts, BODY_CACHE_SECONDS)
+    return {post.pk: text or "" for post, text in zip(posts, found, strict=True)}
 
 
 def hits_for(ids: Sequence[int], query: str) -> list[Hit]:

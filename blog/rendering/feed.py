@@ -2,6 +2,7 @@
 
 import re
 from urllib.parse import urljoin
+from xml.sax.saxutils import escape
 
 # Attributes holding one URL, and srcset's comma-separated "URL width" list.
 # Our renderers and templates always double-quote attribute values.
@@ -27,3 +28,16 @@ def absolutize_urls(html: str, base: str) -> str:
         return f'srcset="{", ".join(candidates)}"'
 
     return _SRCSET_ATTR.sub(srcset, _URL_ATTR.sub(one, html))
+
+
+# Characters XML 1.0 cannot hold at all, not even as references.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def as_character_data(html: str) -> str:
+    """Return ``html`` as the character data of an XML element: escaped.
+
+    A control character pasted into a post cannot go into a feed at all; it
+    is dropped rather than failing the whole feed.
+    """
+    return _NOT_XML.sub("", escape(html))

@@ -415,6 +415,7 @@ def test_a_failing_render_cache_is_bypassed(client, site, monkeypatch):
     for url, shown in [
         ("/", "第一篇"),
         ("/archive/", "第二篇"),
+        ("/feed/", "第一篇"),
         (PAGES["first"], "第一篇"),
     ]:
         response = client.get(url)
