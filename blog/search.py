@@ -85,12 +85,13 @@ from django.db.models import (
 )
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
+from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from wagtail.rich_text import get_text_for_indexing
 from wagtail.search.backends import get_search_backend
 
-from blog.pagecache import kept_many
+from blog.pagecache import kept_many, remember_at
 from blog.rendering.cache import make_key
 
 MAX_QUERY_LENGTH = 200
@@ -488,15 +489,22 @@ def _backend_matches(tokens: Sequence[str]) -> list[tuple[int, str, str]]:
 def search_post_ids(query: str) -> list[int]:
     """Return the ids of the live, public posts matching a query, best first.
 
-    One query for the search (see ``_index_matches``).
+    One query for the search (see ``_index_matches``). The ranked ids are kept
+    until the search page is purged, as every post published, unpublished,
+    moved or deleted purges it (``blog.invalidation``): a query asked again,
+    or its next page, reads them back instead of matching every post again.
     """
     tokens = query_tokens(query)
     if not tokens:
         return []
-    matches = _index_matches(tokens)
-    if matches is None:
-        matches = _backend_matches(tokens)
-    return _rank(matches, tokens)
+
+    def ranked():
+        matches = _index_matches(tokens)
+        if matches is None:
+            matches = _backend_matches(tokens)
+        return _rank(matches, tokens)
+
+    return remember_at([reverse("search")], f"search:{' '.join(tokens)}", ranked)
 
 
 # Bump when body_text() changes, so that texts kept in the cache are made again.

@@ -276,6 +276,26 @@ def test_listing_counts_are_kept_until_a_change_purges_them(
         }
 
 
+def test_search_results_are_kept_until_a_change_purges_them(
+    client, site, django_capture_on_commit_callbacks
+):
+    def found():
+        html = client.get(PAGES["search"]).content.decode()
+        return set(re.findall(r"第.篇|CSAPP 笔记", html))
+
+    with override_settings(PAGE_CACHE_SECONDS=0):
+        assert found() == {"第一篇", "第二篇", "第三篇", "CSAPP 笔记"}
+        # Written straight to the database and the search index, bypassing
+        # publishing: nothing is purged, and the kept results stand.
+        PostPageFactory(parent=site["notes"], title="第五篇", slug="unseen")
+        assert "第五篇" not in found()
+
+        new = PostPageFactory(parent=site["notes"], slug="sixth", live=False)
+        new.title = "第六篇"
+        publish(new, django_capture_on_commit_callbacks)
+        assert {"第五篇", "第六篇"} <= found()
+
+
 def test_unpublishing_a_post_removes_it_everywhere(
     client, site, django_capture_on_commit_callbacks
 ):
@@ -284,7 +304,8 @@ def test_unpublishing_a_post_removes_it_everywhere(
         site["third"].unpublish()
 
     assert client.get(PAGES["third"]).status_code == 404
-    for name in ["home", "series", "section", "tag cuda", "archive", "feed", "second"]:
+    shown = ["home", "series", "section", "tag cuda", "archive", "feed", "second"]
+    for name in [*shown, "search"]:
         assert "第三篇" not in client.get(PAGES[name]).content.decode(), name
     assert "/cuda/cute/third/" not in client.get("/sitemap.xml").content.decode()
 
