@@ -21,7 +21,7 @@ from blog.invalidation import sitemap_paths
 from blog.models import HomePage, PostPage
 from blog.pagecache import remember_at
 from blog.social import social_image_url
-from series.models import CountedPaginator, SeriesPage
+from series.models import CountedPaginator, SeriesPage, site_has_view_restrictions
 
 DESCRIPTION_LENGTH = 160
 
@@ -212,18 +212,15 @@ class PageSitemap(Sitemap):
 
     def items(self):
         site = self.get_wagtail_site()
-        return (
-            site.root_page.get_descendants(inclusive=True)
-            .live()
-            .public()
-            .order_by("path")
-            .values_list(
-                "url_path",
-                "last_published_at",
-                "latest_revision_created_at",
-                "postpage__date",
-                "postpage__updated",
-            )
+        pages = site.root_page.get_descendants(inclusive=True).live()
+        if site_has_view_restrictions():  # Else .public() would ask for none.
+            pages = pages.public()
+        return pages.order_by("path").values_list(
+            "url_path",
+            "last_published_at",
+            "latest_revision_created_at",
+            "postpage__date",
+            "postpage__updated",
         )
 
     @cached_property

@@ -168,9 +168,7 @@ def test_feed_images_have_absolute_urls_and_embeds_become_links(client, home):
     ) in html
 
 
-def test_control_characters_pasted_into_a_post_are_left_out_of_its_entry(
-    client, site
-):
+def test_control_characters_pasted_into_a_post_are_left_out_of_its_entry(client, site):
     post = site["old"]
     post.body = [("paragraph", RichText("<p>before\x0b\x01after &amp; more</p>"))]
     post.save_revision().publish()
