@@ -38,7 +38,7 @@ run: demo ## Set everything up and serve the demo on http://127.0.0.1:8000
 
 serve: install ## Serve with gunicorn and production settings (needs SECRET_KEY, DATABASE_URL, ALLOWED_HOSTS)
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	DJANGO_SETTINGS_MODULE=config.settings.production $(VENV)/bin/gunicorn config.wsgi --bind $(HOST):$(PORT) --workers 2
+	DJANGO_SETTINGS_MODULE=config.settings.production BIND=$(HOST):$(PORT) $(VENV)/bin/gunicorn -c config/gunicorn.py config.wsgi
 
 test: install ## Run the test suite (extra pytest options: PYTEST_ARGS="-m 'not e2e'")
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)

@@ -41,6 +41,7 @@ from blog.pagecache import (
 from blog.rendering import render_inline_text
 from blog.rendering.cache import make_key
 from blog.rendering.feed import absolutize_urls, as_character_data
+from blog.security import allow_figure_scripts, figure_script_sources
 from series.models import (
     LINK_COLUMNS,
     CountedPaginator,
@@ -76,10 +77,14 @@ def _with_body(response):
 
 
 def _place_body(response):
-    """Put the rendered body's bytes where the post template left its mark."""
+    """Put the rendered body's bytes where the post template left its mark.
+
+    And let the scripts of its figures run (blog/security.py).
+    """
     before, mark, after = response.content.partition(_BODY_MARK_BYTES)
     if mark:
         response.content = b"".join([before, response.context_data["body_html"], after])
+    allow_figure_scripts(response, response.context_data["rendered"]["scripts"])
     return response
 
 
@@ -368,11 +373,12 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
                 # What the page needs to load: KaTeX's CSS and fonts, Pygments' CSS.
                 "math": 'class="katex' in html,
                 "code": 'class="highlight' in html,
+                "scripts": figure_script_sources(html),
             }
 
         def key():
             tokens = page_tokens(self.url_path)
-            return make_key("post", [self.pk, tokens, self.body_digest()])
+            return make_key("post-body", [self.pk, tokens, self.body_digest()])
 
         return kept(key, render, BODY_CACHE_SECONDS)
 

@@ -270,6 +270,9 @@ class PageCacheMiddleware:
                     for name in STORED_HEADERS
                     if response.has_header(name)
                 },
+                # What a post's figures add to the Content-Security-Policy,
+                # which the middleware above this one sends (blog/security.py).
+                "csp_update": getattr(response, "_csp_update", None),
             }
             try:
                 cache.set(key, stored, timeout)
@@ -325,6 +328,8 @@ class PageCacheMiddleware:
             response[name] = value
         response["Content-Length"] = str(len(stored["content"]))
         response["X-Page-Cache"] = "hit"
+        if stored.get("csp_update"):
+            response._csp_update = stored["csp_update"]
         return get_conditional_response(
             request,
             etag=response.get("ETag"),

@@ -109,3 +109,43 @@ def test_production_without_redis_renders_math_once_for_every_process(tmp_path):
 
     assert render() == "1 True"  # the first process runs KaTeX
     assert render() == "0 True"  # the next one reads what it stored
+
+
+def test_production_passes_the_deployment_checks_with_no_warning(tmp_path):
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SECURE_", "DJANGO_SETTINGS"))
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env={
+            **clean,
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "SECRET_KEY": "a-production-key-" + "x" * 50,
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+            "ALLOWED_HOSTS": "blog.example.com",
+            "PAGE_CACHE_DIR": str(tmp_path / "pages"),
+            "RENDER_CACHE_DIR": str(tmp_path / "renders"),
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+def test_behind_a_tls_proxy_http_is_redirected_and_https_is_strict(
+    client, db, settings
+):
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_HSTS_SECONDS = 31536000
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    plain = client.get("/healthz", HTTP_X_FORWARDED_PROTO="http")
+    assert plain.status_code == 301
+    assert plain["Location"] == "https://testserver/healthz"
+    secure = client.get("/healthz", HTTP_X_FORWARDED_PROTO="https")
+    assert secure.status_code == 200
+    assert secure["Strict-Transport-Security"].startswith("max-age=31536000")

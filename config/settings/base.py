@@ -4,10 +4,12 @@ Nothing here is secret or machine-specific: what differs between machines is
 read from the environment (see `.env.example`).
 """
 
+import datetime
 import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -40,8 +42,10 @@ INSTALLED_APPS = [
     "wagtail",
     "modelcluster",
     "taggit",
+    "csp",
     "django.contrib.admin",
     "django.contrib.auth",
+    "axes",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
@@ -52,6 +56,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy (CONTENT_SECURITY_POLICY below; blog/security.py)
+    # and Permissions-Policy on every response, cached pages and files too.
+    "blog.security.SitePolicyMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Anonymous readers get pages from the page cache (blog/pagecache.py) before
     # anything below runs; on a miss it stores what compression and ConditionalGet
@@ -73,7 +81,60 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "wagtail.contrib.redirects.middleware.RedirectMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Logins (the Wagtail admin's and Django's) are refused for 15 minutes after 5
+# failures of one username from one address; a success clears the count.
+# Behind a proxy every address is the proxy's, so the username alone counts.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "login_locked.html"
+
+# Scripts only from this site's files: no page has an inline script, and a
+# post's sandboxed figures get their scripts' hashes added (blog/security.py).
+# Styles may be inline: KaTeX and Pygments position and colour with them.
+# Images, video and embedded frames may come from elsewhere over HTTPS (media
+# on object storage, an author's video embed). No site may frame a page.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:", "https:"],
+        "media-src": [SELF, "https:"],
+        "font-src": [SELF, "data:"],
+        "frame-src": [SELF, "https:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+# Features no page of a blog uses, denied to it and to what it embeds.
+PERMISSIONS_POLICY = {
+    feature: []
+    for feature in (
+        "accelerometer",
+        "browsing-topics",
+        "camera",
+        "display-capture",
+        "geolocation",
+        "gyroscope",
+        "magnetometer",
+        "microphone",
+        "payment",
+        "usb",
+    )
+}
 
 ROOT_URLCONF = "config.urls"
 
@@ -143,17 +204,22 @@ MEDIA_URL = "/media/"
 # hash). Redis when REDIS_URL is set, so every process shares them.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
+    # Redis down or slow to answer is a miss after a second, not an error
+    # (config/cache.py): the site serves on, rendering afresh.
+    REDIS_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 1}
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "site",
+            "OPTIONS": REDIS_OPTIONS,
         },
         "renders": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "render",
             "TIMEOUT": None,
+            "OPTIONS": REDIS_OPTIONS,
         },
     }
 else:
@@ -190,6 +256,12 @@ WAGTAIL_SITE_NAME = os.environ.get("SITE_NAME", "刘芷溢的博客")
 SOCIAL_IMAGE_FONT = os.environ.get("SOCIAL_IMAGE_FONT", "")
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
 WAGTAIL_ALLOW_UNICODE_SLUGS = True
+# The admin asks releases.wagtail.org for new versions from the editor's
+# browser; the site's policy allows no such call, and it tells a third party
+# who edits when. Upgrades come through requirements.txt.
+WAGTAIL_ENABLE_UPDATE_CHECK = False
+# Nor avatars from Gravatar (an editor's e-mail hash sent to a third party).
+WAGTAIL_GRAVATAR_PROVIDER_URL = None
 WAGTAIL_I18N_ENABLED = False
 # Search (blog/search.py): posts are indexed as text already cut into words
 # (jieba for Chinese, Snowball stems for English, split code identifiers), so
@@ -202,5 +274,17 @@ WAGTAILSEARCH_BACKENDS = {
     }
 }
 WAGTAILIMAGES_FORMAT_CONVERSIONS = {"bmp": "png", "gif": "gif"}
+# Uploads: raster images only, checked by content as well as by name. SVG can
+# carry scripts and Wagtail does not sanitise it, so it is not accepted.
+WAGTAILIMAGES_EXTENSIONS = ["avif", "gif", "jpg", "jpeg", "png", "webp"]
+WAGTAILIMAGES_MAX_UPLOAD_SIZE = int(
+    os.environ.get("MAX_IMAGE_UPLOAD_BYTES", str(10 * 1024 * 1024))
+)
+WAGTAILIMAGES_MAX_IMAGE_PIXELS = 50_000_000
+# Documents (downloads linked from a post): PDF only, sent as attachments.
+WAGTAILDOCS_EXTENSIONS = ["pdf"]
+# A long post is thousands of StreamField form fields; Django's default of
+# 1,000 would refuse to save it.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 50_000
 WAGTAILEMBEDS_RESPONSIVE_HTML = True
 TAGGIT_CASE_INSENSITIVE = True

@@ -119,15 +119,25 @@ def open_page(browser, demo_server):
 
     Each call gets a fresh browser context (no stored theme, no cookies). The
     page is loaded and its status checked against `demo_page.status`.
+    `bypass_csp` lets a test inject its own inline script (axe), which the
+    site's Content-Security-Policy refuses.
     """
     contexts = []
 
-    def open_(demo_page, *, color_scheme="light", viewport=DESKTOP, permissions=()):
+    def open_(
+        demo_page,
+        *,
+        color_scheme="light",
+        viewport=DESKTOP,
+        permissions=(),
+        bypass_csp=False,
+    ):
         context = browser.new_context(
             base_url=demo_server.url,
             color_scheme=color_scheme,
             viewport=viewport,
             locale="zh-CN",
+            bypass_csp=bypass_csp,
         )
         contexts.append(context)
         if permissions:

@@ -7,7 +7,7 @@ if the templates name things differently.
 import pytest
 
 from blog.demo.cuda import FLASHATTENTION
-from tests.e2e.pages import HOME, MATH_POST
+from tests.e2e.pages import FIGURE_POST, HOME, MATH_POST
 from tests.e2e.test_pages import BACKGROUND_LUMINANCE
 
 pytestmark = pytest.mark.e2e
@@ -84,4 +84,19 @@ def test_copy_button_copies_the_code(open_page):
     page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''")
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.rstrip("\n") == first_code["value"]["code"].rstrip("\n")
+    assert problems.errors == []
+
+
+def test_a_figure_runs_its_script_under_the_sites_content_security_policy(open_page):
+    page, problems = open_page(FIGURE_POST)
+    policy = page.evaluate(
+        "fetch(location.href).then(r => r.headers.get('content-security-policy'))"
+    )
+    assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+    frame = page.frame_locator("figure.block-html-figure iframe")
+    # The figure's inline script draws the banks and writes its verdict.
+    assert frame.locator("#verdict").text_content(timeout=5000) == "无冲突：一次完成"
+    frame.locator("#stride").fill("2")
+    assert frame.locator("#verdict").text_content() == "2-way bank conflict：串行 2 次"
+    # A blocked script would be a console error ("Refused to execute…").
     assert problems.errors == []

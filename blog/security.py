@@ -1,0 +1,115 @@
+"""The Content-Security-Policy of a page whose figures run their own scripts.
+
+Every response carries the site's policy (``CONTENT_SECURITY_POLICY`` in the
+settings, sent by django-csp's middleware): scripts from this site's files
+only, no inline script anywhere. The interactive figure is the exception an
+author writes on purpose: its HTML runs in an ``<iframe sandbox="allow-scripts"
+srcdoc=…>`` with an opaque origin, and a ``srcdoc`` document inherits the
+policy of the page around it. So a post with figures sends the site's policy
+plus the SHA-256 of each inline ``<script>`` its figures hold: those scripts
+run, in their sandbox, and nothing else inline does — an injected script
+would need a hash the server never sent.
+
+The one place that cannot hold to this is the admin behind its login: Wagtail's
+editor writes inline scripts of its own (wagtail/wagtail#1288, open), so its
+pages allow inline scripts. The login pages, which anyone can reach, do not.
+"""
+
+import base64
+import hashlib
+import html
+import re
+from html.parser import HTMLParser
+
+from csp.constants import HEADER, SELF, UNSAFE_INLINE
+from csp.middleware import CSPMiddleware
+
+# The figure template (blocks/html_figure_block.html) writes srcdoc="…" with
+# the figure's HTML escaped; the browser reads it back unescaped.
+_SRCDOC = re.compile(r'<iframe\b[^>]*?\ssrcdoc="([^"]*)"')
+
+
+class _InlineScripts(HTMLParser):
+    """Collect the text of every <script> without a src, as a browser parses it."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.scripts: list[str] = []
+        self._text: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "script" and not dict(attrs).get("src"):
+            self._text = []
+
+    def handle_data(self, data):
+        if self._text is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._text is not None:
+            self.scripts.append("".join(self._text))
+            self._text = None
+
+
+def figure_script_sources(page_html: str) -> list[str]:
+    """Return the CSP hash sources of the figures' inline scripts in ``page_html``."""
+    sources = []
+    for match in _SRCDOC.finditer(page_html):
+        # Browsers turn CR LF and lone CR into LF before parsing (and hashing).
+        document = html.unescape(match.group(1)).replace("\r\n", "\n")
+        parser = _InlineScripts()
+        parser.feed(document.replace("\r", "\n"))
+        parser.close()
+        for script in parser.scripts:
+            digest = hashlib.sha256(script.encode("utf-8")).digest()
+            sources.append(f"'sha256-{base64.b64encode(digest).decode('ascii')}'")
+    return sorted(set(sources))
+
+
+def allow_figure_scripts(response, sources: list[str]) -> None:
+    """Have the policy sent with ``response`` allow these figure scripts.
+
+    django-csp's middleware reads ``_csp_update``; the page cache keeps it
+    with the page it stores.
+    """
+    if sources:
+        response._csp_update = {"script-src": sources}
+
+
+ADMIN_PREFIXES = ("/admin/", "/django-admin/")
+LOGIN_PATHS = ("/admin/login/", "/django-admin/login/")
+
+
+def is_admin_behind_login(path: str) -> bool:
+    """Return whether ``path`` is an admin page only a logged-in editor sees."""
+    return path.startswith(ADMIN_PREFIXES) and not path.startswith(LOGIN_PATHS)
+
+
+class SitePolicyMiddleware(CSPMiddleware):
+    """django-csp's middleware, with framing allowed where Wagtail allows it.
+
+    The site's policy denies every frame ancestor, as ``X-Frame-Options: DENY``
+    does. Wagtail's preview, shown in an iframe of the editor, overrides that
+    header to ``SAMEORIGIN``: its policy then allows this site as its frame too.
+    Wagtail renders the preview through the middleware once already, before
+    the override, so a policy set then is made again.
+    """
+
+    def process_response(self, request, response):
+        if self._framed_by_this_site(response) and HEADER in response:
+            del response[HEADER]
+        return super().process_response(request, response)
+
+    def get_policy_parts(self, request, response, report_only=False):
+        parts = super().get_policy_parts(request, response, report_only)
+        replace = dict(parts.replace or {})
+        if self._framed_by_this_site(response):
+            replace["frame-ancestors"] = [SELF]
+        if is_admin_behind_login(request.path_info):
+            replace["script-src"] = [SELF, UNSAFE_INLINE]
+        parts.replace = replace
+        return parts
+
+    @staticmethod
+    def _framed_by_this_site(response) -> bool:
+        return response.get("X-Frame-Options", "").upper() == "SAMEORIGIN"

@@ -1,0 +1,11 @@
+"""One JSON object per log line: the formatter Django and gunicorn both use.
+
+``time`` is ISO 8601 in UTC, whatever the time zone the site shows.
+"""
+
+JSON_FORMATTER = {
+    "()": "pythonjsonlogger.json.JsonFormatter",
+    "fmt": "%(levelname)s %(name)s %(process)d %(message)s",
+    "rename_fields": {"levelname": "level"},
+    "timestamp": "time",
+}

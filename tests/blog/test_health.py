@@ -1,0 +1,60 @@
+"""`/healthz`, and a Redis that is down: a miss, not an error."""
+
+import pytest
+from django.core.cache import caches
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from blog import health
+from config.cache import ForgivingRedisCache
+
+# Nothing listens on port 1 of the loopback: a real refused connection.
+DEAD_REDIS = "redis://127.0.0.1:1/0"
+
+
+@pytest.fixture
+def redis_at(settings, monkeypatch):
+    def point(url):
+        settings.REDIS_URL = url
+        monkeypatch.setattr(health, "_redis", None)
+
+    yield point
+    health._redis = None
+
+
+def test_healthz_answers_ok_when_the_database_answers(client, db):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json()["database"] == "ok"
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_healthz_is_503_naming_redis_when_redis_is_down(client, db, redis_at):
+    redis_at(DEAD_REDIS)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json() == {"database": "ok", "redis": "down: ConnectionError"}
+
+
+def test_a_redis_that_is_down_reads_as_a_miss_but_deletes_fail():
+    cache = ForgivingRedisCache(DEAD_REDIS, {"OPTIONS": {"socket_connect_timeout": 1}})
+    assert cache.get("page", "missing") == "missing"
+    assert cache.get_many(["a", "b"]) == {}
+    assert cache.add("token", "x") is False
+    cache.set("page", b"html")  # nothing kept, nothing raised
+    assert cache.set_many({"a": 1}) == ["a"]
+    with pytest.raises(RedisConnectionError):
+        cache.delete_many(["token"])  # a purge that failed must be seen
+
+
+def test_pages_are_served_while_redis_is_down(client, home, settings):
+    settings.PAGE_CACHE_SECONDS = 3600
+    dead = ForgivingRedisCache(DEAD_REDIS, {"OPTIONS": {"socket_connect_timeout": 1}})
+    for alias in ("default", "renders"):
+        caches[alias] = dead
+    try:
+        response = client.get("/")
+    finally:
+        for alias in ("default", "renders"):
+            del caches[alias]
+    assert response.status_code == 200
+    assert "刘芷溢的博客" in response.content.decode()  # the header, rendered afresh
