@@ -49,6 +49,7 @@ from series.models import (
     RowsLoadedPlainly,
     SeriesPage,
     live_post_pages,
+    readable,
     series_under,
     site_has_view_restrictions,
 )
@@ -128,8 +129,7 @@ class PostPageQuerySet(PageQuerySet):
         Wagtail's ``public()`` adds a subquery over the view restrictions; a
         site without private pages has nothing for it to exclude.
         """
-        live = self.live()
-        return live.public() if site_has_view_restrictions() else live
+        return readable(self.live())
 
     def with_stored_body(self):
         """Load the body as the text the database holds, not as blocks.
@@ -140,12 +140,12 @@ class PostPageQuerySet(PageQuerySet):
         return self.defer("body").annotate(stored_body=Cast("body", models.TextField()))
 
     def for_feed(self):
-        """Return live posts for a feed, newest first, their bodies as stored."""
-        return self.live().with_stored_body().order_by("-date", "-pk")
+        """Return public live posts for a feed, newest first, bodies as stored."""
+        return self.visible().with_stored_body().order_by("-date", "-pk")
 
     def recently_updated(self):
-        """Return live posts, most recently updated first (no bodies)."""
-        return self.live().defer_streamfields().order_by("-updated", "-date", "-pk")
+        """Return public live posts, most recently updated first (no bodies)."""
+        return self.visible().defer_streamfields().order_by("-updated", "-date", "-pk")
 
     def drafts(self):
         """Return posts never published or with unpublished changes, latest first."""
@@ -496,7 +496,8 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
 
         One query fetches the live ancestors below the home page (the
         breadcrumbs) and, when the parent is a series read in explorer order,
-        the live posts beside this one.
+        the live posts beside this one; a second, on a site with private
+        pages, the restrictions that hide some of them.
         Sections (ordered newest first) get no previous/next: their posts are
         not meant to be read in sequence.
         """
@@ -524,6 +525,17 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         )
         crumbs = [row for row in rows if row.path in ancestor_paths]
         posts = [row for row in rows if row.depth == self.depth]
+        if site_has_view_restrictions():
+            # A neighbour behind a restriction this post is not behind is left
+            # out: its title is not this post's readers' to see.
+            private = [
+                path
+                for path in PageViewRestriction.objects.values_list(
+                    "page__path", flat=True
+                )
+                if not self.path.startswith(path)
+            ]
+            posts = [row for row in posts if not row.path.startswith(tuple(private))]
         parent = crumbs[-1] if crumbs and crumbs[-1].path == parent_path else None
         nav = {"breadcrumbs": crumbs, "series": None}
         # A draft seen in preview is not among the live posts: no position.
@@ -600,7 +612,11 @@ class TagIndexPage(
 
     def tags_with_counts(self):
         """Return tags used by live posts, with `num_posts`, most used first."""
-        live = Q(blog_posttag_items__content_object__live=True)
+        live = Q(
+            blog_posttag_items__content_object__in=PostPage.objects.visible().values(
+                "pk"
+            )
+        )
         return (
             Tag.objects.annotate(num_posts=Count("blog_posttag_items", filter=live))
             .filter(num_posts__gt=0)
@@ -628,12 +644,12 @@ class TagIndexPage(
     def tag_detail(self, request, slug):
         tag = get_object_or_404(Tag, slug=slug)
         posts = (
-            PostPage.objects.live()
+            PostPage.objects.visible()
             .filter(tags=tag)
             .for_listing()
             .order_by("-date", "-pk")
         )
-        counted = PostPage.objects.live().filter(tags=tag)
+        counted = PostPage.objects.visible().filter(tags=tag)
         paginator = CountedPaginator(
             posts,
             POSTS_PER_PAGE,
@@ -652,8 +668,12 @@ class TagIndexPage(
 
     @re_path(r"^(?P<slug>[-\w]+)/feed/$")
     def tag_feed(self, request, slug):
-        # Like the tag's page, a feed exists while a live post has the tag.
-        used = Tag.objects.filter(blog_posttag_items__content_object__live=True)
+        # Like the tag's page, a feed exists while a public live post has the tag.
+        used = Tag.objects.filter(
+            blog_posttag_items__content_object__in=PostPage.objects.visible().values(
+                "pk"
+            )
+        )
         tag = get_object_or_404(used.distinct(), slug=slug)
         return PostPage.feed_response(
             request,
@@ -684,7 +704,7 @@ class ArchivePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
 
         def count():
             return dict(
-                PostPage.objects.live()
+                PostPage.objects.visible()
                 .annotate(year=ExtractYear("date"))
                 .order_by()
                 .values_list("year")
@@ -701,7 +721,9 @@ class ArchivePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         context = super().get_context(request, *args, **kwargs)
         # Only the fields a line of the archive shows are loaded.
         posts = (
-            PostPage.objects.live().order_by("-date", "-pk").only(*LINK_COLUMNS, "date")
+            PostPage.objects.visible()
+            .order_by("-date", "-pk")
+            .only(*LINK_COLUMNS, "date")
         )
         paginator = CountedPaginator(
             posts,

@@ -25,6 +25,8 @@ from django.views.decorators.http import require_safe
 from PIL import Image, ImageDraw, ImageFont
 from wagtail.models import Page
 
+from series.models import readable
+
 logger = logging.getLogger(__name__)
 
 WIDTH, HEIGHT = 1200, 630
@@ -232,7 +234,8 @@ def social_image_url(page) -> str | None:
 @require_safe
 def social_image(request, page_id: int):
     """Serve a page's preview image, drawn once and then read from the cache."""
-    page = get_object_or_404(Page.objects.live(), pk=page_id).specific
+    # A private page's title is not drawn for anyone who asks.
+    page = get_object_or_404(readable(Page.objects.live()), pk=page_id).specific
     key = image_key(page)
     etag = f'"{key}"'
     if etag in request.headers.get("If-None-Match", ""):

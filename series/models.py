@@ -38,12 +38,22 @@ def live_post_pages():
     """Return the live posts as rows of the page table alone, for counting them.
 
     Counting posts through the post model joins each post's own row, body and
-    all, to its page: thousands of reads. The page table has an index on type,
+    all, to its page: thousands of reads. Private posts are left out. The page table has an index on type,
     live and path (blog migration 0006), so a count of these rows, under a
     page or not, is read from that index alone.
     """
     post_type = ContentType.objects.get_for_model(post_model())
-    return Page.objects.filter(content_type=post_type, live=True)
+    return readable(Page.objects.filter(content_type=post_type, live=True))
+
+
+def readable(pages):
+    """Return ``pages`` without those under a view restriction, if there are any.
+
+    A page behind a password, a login or a group is no reader's business: not
+    listed, not counted, not linked to. Wagtail's ``public()`` reads every
+    restriction to exclude them; a site without any skips it.
+    """
+    return pages.public() if site_has_view_restrictions() else pages
 
 
 def remember(page, name, compute):
@@ -185,8 +195,7 @@ def series_under(parent):
         parent,
         "series-under",
         lambda: (
-            SeriesPage.objects.child_of(parent)
-            .live()
+            readable(SeriesPage.objects.child_of(parent).live())
             .order_by("path")
             .with_post_counts(parent)
         ),
@@ -242,7 +251,7 @@ class SeriesPage(RowsLoadedPlainly, OneQueryViewRestrictions, RoutablePageMixin,
         A series lists its own posts in reading order; a section lists every
         post under it, nested series included, newest first.
         """
-        posts = post_model().objects.live().for_listing()
+        posts = post_model().objects.visible().for_listing()
         if self.ordering == self.Ordering.NEWEST:
             return posts.below(self).order_by("-date", "-pk")
         return posts.child_of(self).order_by("path")
