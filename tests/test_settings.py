@@ -149,3 +149,32 @@ def test_behind_a_tls_proxy_http_is_redirected_and_https_is_strict(
     secure = client.get("/healthz", HTTP_X_FORWARDED_PROTO="https")
     assert secure.status_code == 200
     assert secure["Strict-Transport-Security"].startswith("max-age=31536000")
+
+
+def test_a_bucket_name_puts_media_on_object_storage():
+    script = (
+        "import config.settings.production as s; "
+        "o = s.STORAGES['default']; "
+        "print(o['BACKEND'], o['OPTIONS']['bucket_name'], o['OPTIONS']['endpoint_url'])"
+    )
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("AWS_")},
+        "SECRET_KEY": "k" * 50,
+        "DATABASE_URL": "sqlite:///x",
+        "ALLOWED_HOSTS": "blog.example.com",
+        "AWS_STORAGE_BUCKET_NAME": "blog-media",
+        "AWS_S3_ENDPOINT_URL": "http://127.0.0.1:9000",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.stdout.split() == [
+        "storages.backends.s3.S3Storage",
+        "blog-media",
+        "http://127.0.0.1:9000",
+    ], result.stderr

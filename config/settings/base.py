@@ -199,6 +199,24 @@ STORAGES = {
 }
 MEDIA_ROOT = BASE_DIR / "media"
 MEDIA_URL = "/media/"
+# Media (uploaded images, their renditions, documents) on S3-compatible object
+# storage when a bucket is named, so that every app server sees every upload
+# (django-storages; credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY).
+# URLs are unsigned: cached pages must not carry links that expire, so the
+# bucket (or the CDN in front, AWS_S3_CUSTOM_DOMAIN) serves its objects publicly.
+AWS_STORAGE_BUCKET_NAME = os.environ.get("AWS_STORAGE_BUCKET_NAME", "")
+if AWS_STORAGE_BUCKET_NAME:
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": AWS_STORAGE_BUCKET_NAME,
+            "endpoint_url": os.environ.get("AWS_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("AWS_S3_REGION_NAME") or None,
+            "custom_domain": os.environ.get("AWS_S3_CUSTOM_DOMAIN") or None,
+            "querystring_auth": False,
+            "file_overwrite": False,
+        },
+    }
 
 # Caches: the page cache and the render cache (KaTeX/Pygments output by content
 # hash). Redis when REDIS_URL is set, so every process shares them.
