@@ -214,16 +214,37 @@ def purge_paths(paths) -> None:
     """Drop every cached copy of these URL paths, once the transaction commits.
 
     Purging before the commit would let a request in between cache the old
-    content again.
+    content again. A CDN in front (``WAGTAILFRONTENDCACHE``) is told too.
     """
+    paths = sorted(set(paths))
     keys = sorted({path_token_key(path) for path in paths})
     if keys:
-        transaction.on_commit(lambda: _delete(keys))
+        transaction.on_commit(lambda: (_delete(keys), _purge_frontend(paths)))
 
 
 def purge_all() -> None:
-    """Drop every cached page, once the transaction commits."""
-    transaction.on_commit(lambda: _delete([SITE_TOKEN_KEY]))
+    """Drop every cached page, once the transaction commits.
+
+    A CDN is asked to purge ``/*``: CloudFront takes it as everything; a
+    Varnish or nginx purger maps it to a ban of the whole site.
+    """
+    transaction.on_commit(lambda: (_delete([SITE_TOKEN_KEY]), _purge_frontend(["/*"])))
+
+
+def _purge_frontend(paths: list[str]) -> None:
+    """Purge these paths of every site from the CDN, if one is configured."""
+    if not getattr(settings, "WAGTAILFRONTENDCACHE", None):
+        return
+    from wagtail.contrib.frontend_cache.utils import purge_urls_from_cache
+    from wagtail.models import Site
+
+    try:
+        roots = {root_url for _, _, root_url, _ in Site.get_site_root_paths()}
+        purge_urls_from_cache(
+            [root.rstrip("/") + path for root in roots for path in paths]
+        )
+    except Exception:
+        logger.exception("Could not purge %d paths from the CDN", len(paths))
 
 
 def _delete(keys: list[str]) -> None:

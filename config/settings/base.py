@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "blog",
     "series",
     "wagtail.contrib.forms",
+    "wagtail.contrib.frontend_cache",
     "wagtail.contrib.redirects",
     "wagtail.contrib.routable_page",
     "wagtail.contrib.sitemaps",
@@ -199,6 +200,17 @@ STORAGES = {
 }
 MEDIA_ROOT = BASE_DIR / "media"
 MEDIA_URL = "/media/"
+# A CDN or caching proxy in front, purged with the page cache (blog/pagecache.py):
+# FRONTEND_CACHE_PURGE_URL is where PURGE requests go (Varnish, nginx); other
+# CDNs (CloudFront, Cloudflare) are configured here as Wagtail documents.
+if os.environ.get("FRONTEND_CACHE_PURGE_URL"):
+    WAGTAILFRONTENDCACHE = {
+        "proxy": {
+            "BACKEND": "wagtail.contrib.frontend_cache.backends.HTTPBackend",
+            "LOCATION": os.environ["FRONTEND_CACHE_PURGE_URL"],
+        }
+    }
+
 # Media (uploaded images, their renditions, documents) on S3-compatible object
 # storage when a bucket is named, so that every app server sees every upload
 # (django-storages; credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY).

@@ -1,0 +1,53 @@
+"""A CDN or caching proxy in front is purged with the page cache.
+
+A small HTTP server on 127.0.0.1 stands in for Varnish: it records the PURGE
+requests Wagtail's HTTP backend sends it.
+"""
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from tests.factories import PostPageFactory, SeriesPageFactory
+
+
+class Purger(BaseHTTPRequestHandler):
+    purged: list[str] = []
+
+    def do_PURGE(self):  # noqa: N802 - the HTTP method's name
+        Purger.purged.append(f"{self.headers['Host']}{self.path}")
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def purger(settings):
+    Purger.purged = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Purger)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    settings.WAGTAILFRONTENDCACHE = {
+        "proxy": {
+            "BACKEND": "wagtail.contrib.frontend_cache.backends.HTTPBackend",
+            "LOCATION": f"http://127.0.0.1:{server.server_port}",
+        }
+    }
+    yield Purger.purged
+    server.shutdown()
+
+
+def test_publishing_purges_the_pages_that_show_the_post_from_the_cdn(
+    purger, home, tag_index, archive, django_capture_on_commit_callbacks
+):
+    series = SeriesPageFactory(parent=home, title="CUDA", slug="cuda")
+    post = PostPageFactory(parent=series, slug="smem", tags=["cuda"], live=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        post.save_revision().publish()
+    purged = set(purger)
+    for path in ["/cuda/smem/", "/cuda/", "/", "/tags/cuda/", "/archive/", "/feed/"]:
+        assert f"localhost{path}" in purged, path
+    assert "localhost/notes/" not in purged
