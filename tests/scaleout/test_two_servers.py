@@ -1,0 +1,260 @@
+"""Two app servers, one PostgreSQL, one Redis, one bucket: what one does, the other serves.
+
+Each server is gunicorn with the production settings (`config/gunicorn.py`),
+on its own port of 127.0.0.1, as the deployment guide runs them. They share a
+fresh PostgreSQL database, a Redis database and an S3 bucket (moto's server).
+Requests carry `X-Forwarded-Proto: https`, as from the TLS proxy in front.
+"""
+
+import json
+import os
+import secrets
+import subprocess
+import time
+from urllib.parse import urlsplit
+
+import boto3
+import psycopg
+import pytest
+import requests
+from psycopg import sql
+
+from tests.blog.test_object_storage import (  # noqa: F401 - a fixture
+    CREDENTIALS,
+    PUBLIC_READ,
+    png,
+    s3_endpoint,
+)
+from tests.e2e.server import (
+    DROPPED_ENV,
+    GUNICORN,
+    PYTHON,
+    ROOT,
+    free_port,
+    wait_until_serving,
+)
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+REDIS_URL = os.environ.get("REDIS_URL", "")
+pytestmark = pytest.mark.skipif(
+    not (DATABASE_URL.startswith("postgres") and REDIS_URL),
+    reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL",
+)
+
+EDITOR, PASSWORD = "ops", "a-long-passphrase-for-two-servers"  # noqa: S105
+DRAFT = "双服务器上的草稿"
+BUCKET = "two-servers-media"
+PROXY = {"X-Forwarded-Proto": "https"}
+
+
+class Browser:
+    """An editor's HTTP client: a session cookie and the CSRF token, any server."""
+
+    def __init__(self):
+        self.cookies = {}
+
+    def request(self, method, url, **kwargs):
+        origin = "https://" + urlsplit(url).netloc
+        headers = {**PROXY, "Origin": origin, "Referer": origin + "/admin/"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        response = requests.request(
+            method, url, headers=headers, allow_redirects=False, timeout=30, **kwargs
+        )
+        # Secure cookies: requests would keep them for https only.
+        self.cookies.update(response.cookies.get_dict())
+        return response
+
+    def log_in(self, server):
+        self.request("GET", f"{server}/admin/login/")
+        response = self.request(
+            "POST",
+            f"{server}/admin/login/",
+            data={
+                "username": EDITOR,
+                "password": PASSWORD,
+                "csrfmiddlewaretoken": self.cookies["csrftoken"],
+            },
+        )
+        assert response.status_code == 302, response.text[:500]
+
+    def post(self, url, data=None, files=None):
+        data = {**(data or {}), "csrfmiddlewaretoken": self.cookies["csrftoken"]}
+        return self.request("POST", url, data=data, files=files)
+
+
+def manage(env, *args):
+    result = subprocess.run(  # noqa: S603
+        [PYTHON, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def servers(s3_endpoint, tmp_path_factory):  # noqa: F811
+    name = f"scaleout_{secrets.token_hex(4)}"
+    admin_url = urlsplit(DATABASE_URL)._replace(path="/postgres").geturl()
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    s3 = boto3.client(
+        "s3", endpoint_url=s3_endpoint, region_name="us-east-1", **_boto(CREDENTIALS)
+    )
+    s3.create_bucket(Bucket=BUCKET)
+    s3.put_bucket_policy(
+        Bucket=BUCKET,
+        Policy=json.dumps(PUBLIC_READ).replace("blog-media", BUCKET),
+    )
+    folder = tmp_path_factory.mktemp("two-servers")
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
+    env.update(
+        CREDENTIALS,
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        PYTHONPATH=str(ROOT),
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="127.0.0.1",
+        DATABASE_URL=urlsplit(DATABASE_URL)._replace(path=f"/{name}").geturl(),
+        # A Redis database of their own: test workers take 1, 2, … from the
+        # first (config/settings/test.py), and clear it between tests.
+        REDIS_URL=urlsplit(REDIS_URL)._replace(path="/15").geturl(),
+        AWS_STORAGE_BUCKET_NAME=BUCKET,
+        AWS_S3_ENDPOINT_URL=s3_endpoint,
+        AWS_S3_REGION_NAME="us-east-1",
+        SECURE_SSL_REDIRECT="false",
+        LOG_LEVEL="WARNING",
+        WEB_CONCURRENCY="2",
+    )
+    processes = []
+    try:
+        manage(env, "migrate", "--noinput", "-v", "0")
+        manage(env, "collectstatic", "--noinput", "-v", "0")
+        manage(env, "load_demo", "-v", "0")
+        manage(
+            env,
+            "shell",
+            "-c",
+            "from django.contrib.auth import get_user_model;"
+            "from series.models import SeriesPage;"
+            "from blog.models import PostPage;"
+            "import datetime;"
+            f"get_user_model().objects.create_superuser({EDITOR!r}, 'o@example.com', "
+            f"{PASSWORD!r});"
+            "cuda = SeriesPage.objects.get(slug='cuda');"
+            f"post = PostPage(title={DRAFT!r}, slug='two-servers', live=False, "
+            "summary='两台服务器', date=datetime.date(2026, 12, 1));"
+            "cuda.add_child(instance=post); post.save_revision()",
+        )
+        urls = []
+        for index in range(2):
+            port = free_port()
+            log = (folder / f"server-{index}.log").open("w")
+            process = subprocess.Popen(  # noqa: S603
+                [str(GUNICORN), "-c", "config/gunicorn.py", "config.wsgi"],
+                cwd=ROOT,
+                env={**env, "BIND": f"127.0.0.1:{port}"},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            processes.append(process)
+            url = f"http://127.0.0.1:{port}"
+            wait_until_serving(process, url + "/healthz", 60, lambda: "")
+            urls.append(url)
+        yield urls
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=30)
+        for item in s3.list_objects_v2(Bucket=BUCKET).get("Contents", []):
+            s3.delete_object(Bucket=BUCKET, Key=item["Key"])
+        s3.delete_bucket(Bucket=BUCKET)
+        with psycopg.connect(admin_url, autocommit=True) as connection:
+            connection.execute(
+                sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+def _boto(credentials):
+    return {
+        "aws_access_key_id": credentials["AWS_ACCESS_KEY_ID"],
+        "aws_secret_access_key": credentials["AWS_SECRET_ACCESS_KEY"],
+    }
+
+
+def get(url):
+    return requests.get(url, headers=PROXY, timeout=30, allow_redirects=False)
+
+
+def test_a_publish_through_one_server_is_served_by_the_other_within_a_second(servers):
+    one, other = servers
+    # Both have the listings and the draft's URL in their page cache (Redis).
+    for server in servers:
+        assert DRAFT not in get(f"{server}/cuda/").text
+        assert get(f"{server}/cuda/two-servers/").status_code == 404
+    editor = Browser()
+    editor.log_in(one)
+    page_id = _page_id(editor, one)
+    published = editor.post(
+        f"{one}/admin/bulk/wagtailcore/page/publish/?id={page_id}&next=/admin/"
+    )
+    assert published.status_code == 302, published.text[:500]
+
+    deadline = time.monotonic() + 1.0
+    while True:
+        post, listing = get(f"{other}/cuda/two-servers/"), get(f"{other}/cuda/")
+        if post.status_code == 200 and DRAFT in listing.text:
+            break
+        assert time.monotonic() < deadline, (
+            "the other server still serves the old pages"
+        )
+        time.sleep(0.05)
+    assert DRAFT in post.text
+
+
+def test_an_image_uploaded_through_one_server_is_served_by_the_other(servers):
+    one, other = servers
+    editor = Browser()
+    editor.log_in(one)
+    content = png()
+    uploaded = editor.post(
+        f"{one}/admin/images/add/",
+        data={"title": "two-servers-image"},
+        files={"file": ("two-servers.png", content, "image/png")},
+    )
+    assert uploaded.status_code == 302, uploaded.text[:500]
+    # The other server lists it (the database) and draws its thumbnail from
+    # the original in the bucket; the reader's browser fetches both from there.
+    listing = editor.request("GET", f"{other}/admin/images/?q=two-servers-image")
+    assert listing.status_code == 200
+    thumbnails = [
+        src
+        for src in _attributes(listing.text, "src")
+        if src.startswith("http://127.0.0.1") and "two-servers" in src
+    ]
+    assert thumbnails, "no thumbnail from the bucket on the other server"
+    thumbnail = requests.get(thumbnails[0], timeout=30)
+    assert thumbnail.status_code == 200
+    assert thumbnail.headers["Content-Type"].startswith("image/")
+
+
+def _page_id(editor, server):
+    found = editor.request("GET", f"{server}/admin/pages/search/?q={DRAFT}")
+    assert found.status_code == 200
+    for href in _attributes(found.text, "href"):
+        parts = href.strip("/").split("/")
+        if parts[:2] == ["admin", "pages"] and parts[-1] == "edit":
+            return int(parts[2])
+    raise AssertionError("the draft is not found in the admin")
+
+
+def _attributes(html, name):
+    from bs4 import BeautifulSoup
+
+    return [
+        tag[name]
+        for tag in BeautifulSoup(html, "html.parser").find_all(attrs={name: True})
+    ]
