@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 JOBS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install run serve test e2e audit bench lint format check migrate demo clean
+.PHONY: help install run serve test e2e audit bench soak lint format check migrate demo clean
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -51,6 +51,9 @@ audit: install ## Lighthouse scores of home and the longest math post (Chromium)
 
 bench: install ## Benchmark 1k and 10k posts: SQLite, and PostgreSQL if DATABASE_URL is one (BENCH_ARGS="--sizes 200 --duration 3")
 	$(PY) scripts/bench.py $(BENCH_ARGS)
+
+soak: install ## Mixed traffic on PostgreSQL + Redis for 60 s, then faults (SOAK_ARGS="--no-faults")
+	$(PY) scripts/soak.py $(SOAK_ARGS)
 
 lint: install ## Lint Python and check template formatting
 	$(VENV)/bin/ruff check .

@@ -1,7 +1,7 @@
 """The cache backends: diskcache left open (no Redis), Redis that may fail."""
 
-import contextlib
 import logging
+import time
 
 from diskcache import DjangoCache
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
@@ -29,49 +29,47 @@ class ForgivingRedisCache(RedisCache):
     """Django's Redis cache, where Redis being down reads as a miss.
 
     Pages and renders are then made afresh, slower, instead of every request
-    failing. Reads and writes are forgiven; deletes are not: a purge that did
-    not happen must not pass unnoticed (``blog.pagecache`` logs it).
+    failing. After an error Redis is left alone for ``RETRY_AFTER`` seconds,
+    so a request does not wait on a dozen refused connections. Reads and
+    writes are forgiven; deletes are not: a purge that did not happen must not
+    pass unnoticed (``blog.pagecache`` logs it).
     """
 
+    RETRY_AFTER = 1.0
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._down_until = 0.0
+
+    def _forgiving(self, operation, fallback, call, *args):
+        if time.monotonic() < self._down_until:
+            return fallback
+        try:
+            return call(*args)
+        except RedisError as error:
+            self._down_until = time.monotonic() + self.RETRY_AFTER
+            logger.warning("Redis unavailable, %s skipped: %s", operation, error)
+            return fallback
+
     def get(self, key, default=None, version=None):
-        with _forgiven("get"):
-            return super().get(key, default, version)
-        return default
+        return self._forgiving("get", default, super().get, key, default, version)
 
     def get_many(self, keys, version=None):
-        with _forgiven("get_many"):
-            return super().get_many(keys, version)
-        return {}
+        return self._forgiving("get_many", {}, super().get_many, keys, version)
 
     def has_key(self, key, version=None):
-        with _forgiven("has_key"):
-            return super().has_key(key, version)
-        return False
+        return self._forgiving("has_key", False, super().has_key, key, version)
 
     def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
-        with _forgiven("add"):
-            return super().add(key, value, timeout, version)
-        return False
+        return self._forgiving("add", False, super().add, key, value, timeout, version)
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
-        with _forgiven("set"):
-            super().set(key, value, timeout, version)
+        self._forgiving("set", None, super().set, key, value, timeout, version)
 
     def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
-        with _forgiven("set_many"):
-            return super().set_many(data, timeout, version)
-        return list(data)
+        return self._forgiving(
+            "set_many", list(data), super().set_many, data, timeout, version
+        )
 
     def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
-        with _forgiven("touch"):
-            return super().touch(key, timeout, version)
-        return False
-
-
-@contextlib.contextmanager
-def _forgiven(operation: str):
-    """Log a Redis error and go on (the caller then returns its fallback)."""
-    try:
-        yield
-    except RedisError as error:
-        logger.warning("Redis unavailable, %s skipped: %s", operation, error)
+        return self._forgiving("touch", False, super().touch, key, timeout, version)

@@ -58,3 +58,21 @@ def test_pages_are_served_while_redis_is_down(client, home, settings):
             del caches[alias]
     assert response.status_code == 200
     assert "刘芷溢的博客" in response.content.decode()  # the header, rendered afresh
+
+
+def test_after_a_failure_redis_is_left_alone_for_a_moment(monkeypatch):
+    cache = ForgivingRedisCache(DEAD_REDIS, {"OPTIONS": {"socket_connect_timeout": 1}})
+    tries = []
+    real_get_many = cache._cache.get_many
+
+    def counted(*args, **kwargs):
+        tries.append(args)
+        return real_get_many(*args, **kwargs)
+
+    monkeypatch.setattr(cache._cache, "get_many", counted)
+    assert cache.get_many(["a"]) == {}
+    assert cache.get_many(["b"]) == {}  # within RETRY_AFTER: not tried
+    assert len(tries) == 1
+    monkeypatch.setattr(cache, "_down_until", 0.0)  # the moment has passed
+    assert cache.get_many(["c"]) == {}
+    assert len(tries) == 2

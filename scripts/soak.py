@@ -1,0 +1,584 @@
+"""`make soak`: mixed traffic against gunicorn on PostgreSQL and Redis, then faults.
+
+A fresh PostgreSQL database (`soak_<hex>` on the server DATABASE_URL names,
+dropped afterwards) holds the demo blog. gunicorn serves it with the production
+settings on a free port of 127.0.0.1, its caches in Redis (REDIS_URL, database
+14). Then, on loopback only and bounded in time:
+
+1. steady: `--clients` concurrent clients for `--duration` seconds. Most read
+   pages (home, sections, series, posts, tags, the archive), some search, some
+   read feeds, and `--editors` of them log in to the admin and save and
+   publish their own post through its edit form, over and over. Target: no
+   response 5xx, and every revision an editor saved is in the database after.
+2. faults (unless `--no-faults`), the same traffic for `--fault-duration`
+   seconds while PostgreSQL is restarted, Redis is stopped and started again,
+   and a worker is killed with SIGKILL. Reported: the requests that failed
+   around each fault, how long the site took to answer again after the
+   database came back, and whether gunicorn replaced the worker.
+
+It prints a table and writes .soak/results.json. The exit status is 1 when a
+target fails, 2 when the soak itself could not run.
+
+    make soak
+    make soak SOAK_ARGS="--duration 20 --no-faults"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import secrets
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import psycopg  # noqa: E402
+import requests  # noqa: E402
+from psycopg import sql  # noqa: E402
+
+from scripts.bench.server import Gunicorn  # noqa: E402
+
+PYTHON = sys.executable
+FOLDER = ROOT / ".soak"
+RESULTS = FOLDER / "results.json"
+EDITOR_PASSWORD = "a-long-passphrase-for-the-soak"  # noqa: S105
+SEARCH_WORDS = [
+    "量化",
+    "GPU",
+    "共享内存",
+    "warp",
+    "attention",
+    "CUTLASS",
+    "链接",
+    "cache",
+]
+PROXY = {"X-Forwarded-Proto": "https"}  # as from the TLS proxy in front
+# How the faults are made: this machine's services (Debian's PostgreSQL
+# cluster, a Redis without persistence on 127.0.0.1:6379, as .ci/run starts
+# it). Each can be replaced through the environment.
+PG_VERSION = next(iter(sorted(p.name for p in Path("/etc/postgresql").glob("*"))), "15")
+PG_RESTART = os.environ.get(
+    "SOAK_PG_RESTART",
+    f"pg_ctlcluster --skip-systemctl-redirect {PG_VERSION} main restart",
+)
+REDIS_STOP = os.environ.get("SOAK_REDIS_STOP", "redis-cli -h 127.0.0.1 shutdown nosave")
+REDIS_START = os.environ.get(
+    "SOAK_REDIS_START",
+    "redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379"
+    " --save '' --appendonly no",
+)
+
+
+def say(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+class SoakError(Exception):
+    """The soak could not run (not a target missed)."""
+
+
+@dataclass
+class Record:
+    start: float
+    kind: str
+    status: int  # 0: no response (refused, reset, timed out)
+    ms: float
+
+
+@dataclass
+class Log:
+    records: list[Record] = field(default_factory=list)
+    revisions: list[tuple[int, str]] = field(default_factory=list)  # page, marker
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, record: Record) -> None:
+        with self.lock:
+            self.records.append(record)
+
+
+class AdminClient:
+    """An editor over HTTP: a session cookie and its CSRF token, behind the proxy.
+
+    The production cookies are Secure; requests would send them over https
+    only, so they are kept here and sent by hand.
+    """
+
+    def __init__(self, server: str):
+        self.server = server
+        self.cookies: dict[str, str] = {}
+        self.http = requests.Session()
+
+    def request(self, method: str, path: str, **kwargs) -> requests.Response:
+        origin = "https://" + urlsplit(self.server).netloc
+        headers = {**PROXY, "Origin": origin, "Referer": origin + "/admin/"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        response = self.http.request(
+            method,
+            self.server + path,
+            headers=headers,
+            allow_redirects=False,
+            timeout=30,
+            **kwargs,
+        )
+        self.cookies.update(response.cookies.get_dict())
+        return response
+
+    def log_in(self, username: str, password: str) -> None:
+        self.request("GET", "/admin/login/")
+        response = self.post(
+            "/admin/login/", {"username": username, "password": password}
+        )
+        if response.status_code != 302:
+            raise SoakError(f"{username} could not log in: {response.status_code}")
+
+    def post(self, path: str, data: dict, files=None) -> requests.Response:
+        data = {**data, "csrfmiddlewaretoken": self.cookies.get("csrftoken", "")}
+        return self.request("POST", path, data=data, files=files)
+
+
+def main() -> int:
+    args = parse_args()
+    try:
+        results = soak(args)
+    except SoakError as error:
+        sys.stderr.write(f"soak: {error}\n")
+        return 2
+    print_results(results)
+    RESULTS.write_text(json.dumps(results, indent=2, ensure_ascii=False))
+    say(f"\nResults: {RESULTS.relative_to(ROOT)}")
+    return 0 if all(ok for _, ok in results["targets"]) else 1
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=60, help="steady seconds")
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--editors", type=int, default=2, help="of the clients")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
+    parser.add_argument("--faults", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--fault-duration", type=float, default=45)
+    parser.add_argument(
+        "--postgres-url",
+        default=os.environ.get(
+            "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"
+        ),
+    )
+    parser.add_argument(
+        "--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    )
+    args = parser.parse_args()
+    if not args.postgres_url.startswith("postgres"):
+        parser.error("the soak runs on PostgreSQL: --postgres-url or DATABASE_URL")
+    if not 0 < args.editors < args.clients:
+        parser.error("--editors must be at least 1 and fewer than --clients")
+    return args
+
+
+def soak(args) -> dict:
+    FOLDER.mkdir(exist_ok=True)
+    name = f"soak_{secrets.token_hex(4)}"
+    admin_url = urlsplit(args.postgres_url)._replace(path="/postgres").geturl()
+    try:
+        with psycopg.connect(admin_url, autocommit=True) as connection:
+            connection.execute(
+                sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+            )
+    except psycopg.Error as error:
+        raise SoakError(f"cannot create a database on {admin_url}: {error}") from error
+    env = server_env(
+        args, urlsplit(args.postgres_url)._replace(path=f"/{name}").geturl()
+    )
+    try:
+        site = prepare(env, args.editors)
+        # The editors build their forms with Wagtail's test helpers, which
+        # need Django set up: the same settings as the server's.
+        os.environ.update(env)
+        import django
+
+        django.setup()
+        with Gunicorn(env, FOLDER, name="soak", workers=args.workers) as server:
+            log, fault_log = Log(), Log()
+            steady = run_phase(server, site, args, args.duration, log)
+            faults = run_faults(server, site, args, fault_log) if args.faults else None
+            workers_after = len(server.worker_pids())
+        saved = log.revisions + fault_log.revisions
+        missing = missing_revisions(env, saved)
+    finally:
+        drop_database(admin_url, name)
+    return {
+        "when": time.strftime("%Y-%m-%d %H:%M"),
+        "clients": args.clients,
+        "editors": args.editors,
+        "workers": args.workers,
+        "steady": steady,
+        "faults": faults,
+        "revisions": {"saved": len(saved), "missing": missing},
+        "workers_after": workers_after,
+        "targets": targets(steady, faults, missing, args, workers_after),
+    }
+
+
+def server_env(args, database_url: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("AWS_", "DJANGO_SETTINGS", "PAGE_CACHE", "RENDER_CACHE"))
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        PYTHONPATH=str(ROOT),
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="127.0.0.1",
+        DATABASE_URL=database_url,
+        REDIS_URL=urlsplit(args.redis_url)._replace(path="/14").geturl(),
+        SECURE_SSL_REDIRECT="false",
+        LOG_LEVEL="ERROR",
+    )
+    return env
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    result = subprocess.run(  # noqa: S603
+        [PYTHON, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode:
+        raise SoakError(f"manage.py {args[0]} failed:\n{result.stdout}{result.stderr}")
+    return result.stdout
+
+
+SITE_SCRIPT = """
+import json, os
+from django.contrib.auth import get_user_model
+from blog.models import PostPage
+from series.models import SeriesPage
+from taggit.models import Tag
+
+pages = ["/", "/tags/", "/archive/", "/archive/?page=2"]
+pages += [p.url for p in SeriesPage.objects.live()]
+pages += [p.url for p in PostPage.objects.live()]
+tags = list(Tag.objects.all()[:20])
+pages += [f"/tags/{t.slug}/" for t in tags]
+feeds = ["/feed/"] + [f"/tags/{t.slug}/feed/" for t in tags[:5]]
+editors = []
+cuda = SeriesPage.objects.get(slug="cuda")
+for n in range(int(os.environ["SOAK_EDITORS"])):
+    name = f"soak-editor-{n}"
+    get_user_model().objects.create_superuser(
+        name, f"{name}@example.com", os.environ["SOAK_PASSWORD"]
+    )
+    post = PostPage(title=f"压测文章 {n}", slug=f"soak-{n}", summary="压测")
+    cuda.add_child(instance=post)
+    post.save_revision().publish()
+    editors.append({"username": name, "page": post.pk, "url": post.url})
+print(json.dumps({"pages": pages, "feeds": feeds, "editors": editors}))
+"""
+
+
+def prepare(env: dict[str, str], editors: int) -> dict:
+    say("soak: migrate, collectstatic, load_demo …")
+    manage(env, "migrate", "--noinput", "-v", "0")
+    manage(env, "collectstatic", "--noinput", "-v", "0")
+    manage(env, "load_demo", "-v", "0")
+    env = {**env, "SOAK_EDITORS": str(editors), "SOAK_PASSWORD": EDITOR_PASSWORD}
+    return json.loads(manage(env, "shell", "-c", SITE_SCRIPT).strip().splitlines()[-1])
+
+
+def reader(server: str, site: dict, stop: threading.Event, log: Log) -> None:
+    http = requests.Session()
+    rng = random.Random()  # noqa: S311 - picks pages, not secrets
+    while not stop.is_set():
+        roll = rng.random()
+        if roll < 0.15:
+            kind, path = "search", f"/search/?q={rng.choice(SEARCH_WORDS)}"
+        elif roll < 0.3:
+            kind, path = "feed", rng.choice(site["feeds"])
+        else:
+            kind, path = "page", rng.choice(site["pages"])
+        timed(log, kind, lambda p=path: http.get(server + p, headers=PROXY, timeout=30))
+
+
+def editor(server: str, who: dict, stop: threading.Event, log: Log) -> None:
+    from wagtail.test.utils.form_data import nested_form_data, streamfield
+
+    client = AdminClient(server)
+    client.log_in(who["username"], EDITOR_PASSWORD)
+    edit = f"/admin/pages/{who['page']}/edit/"
+    count = 0
+    while not stop.is_set():
+        count += 1
+        marker = f"soak-{who['page']}-{count}-{secrets.token_hex(3)}"
+        action = "publish" if count % 2 else None
+        data = nested_form_data(
+            {
+                "title": f"压测文章 {who['username']}",
+                "slug": who["url"].strip("/").split("/")[-1],
+                "summary": "压测",
+                "date": "2026-12-01",
+                "updated": "2026-12-01",
+                "tags": "soak",
+                "body": streamfield(
+                    [("markdown", f"第 {count} 次修订 {marker}：$x^{count}$")]
+                ),
+            }
+        )
+        if action:
+            data[f"action-{action}"] = f"action-{action}"
+        response = timed(log, "edit", lambda d=data: client.post(edit, d))
+        if response is not None and response.status_code == 302:
+            with log.lock:
+                log.revisions.append((who["page"], marker))
+        time.sleep(0.2)
+
+
+def timed(log: Log, kind: str, call):
+    start = time.monotonic()
+    try:
+        response = call()
+        status = response.status_code
+    except requests.RequestException:
+        response, status = None, 0
+    log.add(Record(start, kind, status, (time.monotonic() - start) * 1000))
+    return response
+
+
+def run_clients(server, site, args, seconds: float, log: Log, during=None) -> None:
+    stop = threading.Event()
+    threads = [
+        threading.Thread(target=editor, args=(server.url, who, stop, log))
+        for who in site["editors"][: args.editors]
+    ]
+    threads += [
+        threading.Thread(target=reader, args=(server.url, site, stop, log))
+        for _ in range(args.clients - len(threads))
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        if during is not None:
+            during()
+        remaining = seconds - (time.monotonic() - log_start(log))
+        time.sleep(max(0.0, remaining))
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=60)
+
+
+def log_start(log: Log) -> float:
+    while not log.records:
+        time.sleep(0.01)
+    return log.records[0].start
+
+
+def run_phase(server, site, args, seconds: float, log: Log) -> dict:
+    say(f"soak: steady, {args.clients} clients for {seconds:.0f} s …")
+    run_clients(server, site, args, seconds, log)
+    return summary(log.records)
+
+
+def run_faults(server, site, args, log: Log) -> dict:
+    say(f"soak: faults, the same traffic for {args.fault_duration:.0f} s …")
+    events: dict[str, dict] = {}
+
+    def faults():
+        time.sleep(5)
+        events["postgres restart"] = fault(log, PG_RESTART)
+        # Cached pages need no database: /healthz does.
+        events["postgres restart"]["answering_again_after_s"] = healthy_after(
+            server.url, events["postgres restart"]["done"]
+        )
+        time.sleep(5)
+        events["redis stopped"] = fault(log, REDIS_STOP)
+        try:
+            time.sleep(8)
+        finally:
+            events["redis started"] = fault(log, REDIS_START)
+        time.sleep(4)
+        workers = server.worker_pids()
+        os.kill(workers[0], signal.SIGKILL)
+        killed = time.monotonic()
+        while time.monotonic() - killed < 20:
+            pids = server.worker_pids()
+            if len(pids) == args.workers and workers[0] not in pids:
+                break
+            time.sleep(0.1)
+        events["worker killed"] = {
+            "at": killed,
+            "replaced_in_s": round(time.monotonic() - killed, 1),
+            "replaced": len(server.worker_pids()) == args.workers,
+        }
+
+    run_clients(server, site, args, args.fault_duration, log, during=faults)
+    for event in events.values():
+        after = [r for r in log.records if r.start >= event["at"]]
+        window = [r for r in after if r.start < event["at"] + 10]
+        event["failed_in_10_s"] = sum(
+            1 for r in window if r.status == 0 or r.status >= 500
+        )
+        event["requests_in_10_s"] = len(window)
+    return {"summary": summary(log.records), "events": events}
+
+
+def healthy_after(server: str, since: float, limit: float = 30) -> float | None:
+    """Return the seconds from ``since`` until /healthz answers 200, or None."""
+    while time.monotonic() - since < limit:
+        try:
+            if requests.get(server + "/healthz", headers=PROXY, timeout=2).ok:
+                return round(time.monotonic() - since, 2)
+        except requests.RequestException:
+            pass
+        time.sleep(0.1)
+    return None
+
+
+def fault(log: Log, command: str) -> dict:
+    at = time.monotonic()
+    argv = shlex.split(command)
+    if shutil.which(argv[0]) is None:
+        raise SoakError(f"cannot inject the fault: {argv[0]} not found")
+    result = subprocess.run(argv, capture_output=True, text=True, check=False)  # noqa: S603
+    if result.returncode:
+        raise SoakError(f"{command} failed: {result.stderr.strip()}")
+    return {"at": at, "done": time.monotonic(), "command": command}
+
+
+def summary(records: list[Record]) -> dict:
+    by_kind: dict[str, dict] = {}
+    for kind in sorted({r.kind for r in records}) + ["all"]:
+        rows = [r for r in records if kind in ("all", r.kind)]
+        times = sorted(r.ms for r in rows if 0 < r.status < 500)
+        span = (max(r.start for r in rows) - min(r.start for r in rows)) if rows else 0
+        by_kind[kind] = {
+            "requests": len(rows),
+            "5xx": sum(1 for r in rows if r.status >= 500),
+            "no_response": sum(1 for r in rows if r.status == 0),
+            "p50_ms": round(statistics.median(times), 1) if times else None,
+            "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1) if times else None,
+            "rps": round(len(rows) / span, 1) if span else None,
+        }
+    return by_kind
+
+
+def missing_revisions(env: dict[str, str], revisions: list[tuple[int, str]]) -> list:
+    """Return the saved revisions the database does not hold."""
+    if not revisions:
+        return []
+    with psycopg.connect(env["DATABASE_URL"]) as connection:
+        rows = connection.execute(
+            "SELECT content::text FROM wagtailcore_revision WHERE object_id = ANY(%s)",
+            [[str(page) for page, _ in revisions]],
+        ).fetchall()
+    stored = "\n".join(row[0] for row in rows)
+    return [marker for _, marker in revisions if marker not in stored]
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        connection.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                sql.Identifier(name)
+            )
+        )
+
+
+def targets(steady, faults, missing, args, workers_after) -> list[tuple[str, bool]]:
+    checks = [
+        (
+            "no 5xx and no failed request in the steady phase",
+            steady["all"]["5xx"] == 0 and steady["all"]["no_response"] == 0,
+        ),
+        ("every revision saved is in the database", not missing),
+        (
+            f"at least 60 s at {args.clients} clients",
+            args.duration >= 60 and args.clients >= 16,
+        ),
+    ]
+    if faults:
+        events = faults["events"]
+        restart = events["postgres restart"]
+        checks += [
+            (
+                "/healthz answers 200 within 5 s of PostgreSQL's restart",
+                restart.get("answering_again_after_s") is not None
+                and restart["answering_again_after_s"] <= 5,
+            ),
+            (
+                "at most a few requests fail around the restart (<= 20)",
+                restart["failed_in_10_s"] <= 20,
+            ),
+            (
+                "no request fails while Redis is down",
+                events["redis stopped"]["failed_in_10_s"] == 0,
+            ),
+            (
+                "a worker killed with SIGKILL is replaced",
+                events["worker killed"]["replaced"] and workers_after == args.workers,
+            ),
+        ]
+    return checks
+
+
+def print_results(results: dict) -> None:
+    def table(title, by_kind):
+        say(f"\n{title}")
+        say(
+            f"{'kind':<8}{'requests':>10}{'5xx':>6}{'failed':>8}{'p50 ms':>9}{'p95 ms':>9}{'rps':>8}"
+        )
+        for kind, row in by_kind.items():
+            say(
+                f"{kind:<8}{row['requests']:>10}{row['5xx']:>6}{row['no_response']:>8}"
+                f"{row['p50_ms'] or '-':>9}{row['p95_ms'] or '-':>9}{row['rps'] or '-':>8}"
+            )
+
+    table(
+        f"steady · {results['clients']} clients ({results['editors']} editors), "
+        f"{results['workers']} workers",
+        results["steady"],
+    )
+    faults = results["faults"]
+    if faults:
+        table("faults · the same traffic", faults["summary"])
+        for name, event in faults["events"].items():
+            extra = ""
+            if "answering_again_after_s" in event:
+                extra = (
+                    f", /healthz 200 again {event['answering_again_after_s']} s after"
+                )
+            if "replaced_in_s" in event:
+                extra = f", replaced in {event['replaced_in_s']} s"
+            say(
+                f"  {name}: {event['failed_in_10_s']} of {event['requests_in_10_s']} "
+                f"requests failed in the next 10 s{extra}"
+            )
+    revisions = results["revisions"]
+    say(
+        f"\nrevisions: {revisions['saved']} saved, "
+        f"{revisions['saved'] - len(revisions['missing'])} found afterwards"
+    )
+    say("\nTargets")
+    for name, ok in results["targets"]:
+        say(f"  {'PASS' if ok else 'FAIL'}  {name}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
