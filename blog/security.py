@@ -10,9 +10,13 @@ plus the SHA-256 of each inline ``<script>`` its figures hold: those scripts
 run, in their sandbox, and nothing else inline does — an injected script
 would need a hash the server never sent.
 
-The one place that cannot hold to this is the admin behind its login: Wagtail's
-editor writes inline scripts of its own (wagtail/wagtail#1288, open), so its
-pages allow inline scripts. The login pages, which anyone can reach, do not.
+The admin behind its login is the other: Wagtail's editor writes inline
+scripts of its own (wagtail/wagtail#1288, open), in templates this project does
+not own. Each such page is sent with the hashes of the inline scripts it
+holds. That trusts what the admin wrote into the page, as ``unsafe-inline``
+would, but it still refuses inline event handlers, ``javascript:`` URLs and
+any script added to the page after it was sent. The login pages, which anyone
+can reach, get the site's policy as it is.
 """
 
 import base64
@@ -21,7 +25,7 @@ import html
 import re
 from html.parser import HTMLParser
 
-from csp.constants import HEADER, SELF, UNSAFE_INLINE
+from csp.constants import HEADER, SELF
 from csp.middleware import CSPMiddleware
 
 # The figure template (blocks/html_figure_block.html) writes srcdoc="…" with
@@ -53,17 +57,24 @@ class _InlineScripts(HTMLParser):
 
 def figure_script_sources(page_html: str) -> list[str]:
     """Return the CSP hash sources of the figures' inline scripts in ``page_html``."""
-    sources = []
+    sources = set()
     for match in _SRCDOC.finditer(page_html):
-        # Browsers turn CR LF and lone CR into LF before parsing (and hashing).
-        document = html.unescape(match.group(1)).replace("\r\n", "\n")
-        parser = _InlineScripts()
-        parser.feed(document.replace("\r", "\n"))
-        parser.close()
-        for script in parser.scripts:
-            digest = hashlib.sha256(script.encode("utf-8")).digest()
-            sources.append(f"'sha256-{base64.b64encode(digest).decode('ascii')}'")
-    return sorted(set(sources))
+        sources.update(inline_script_sources(html.unescape(match.group(1))))
+    return sorted(sources)
+
+
+def inline_script_sources(document: str) -> list[str]:
+    """Return the CSP hash sources of the inline scripts of an HTML document."""
+    # Browsers turn CR LF and lone CR into LF before parsing (and hashing).
+    parser = _InlineScripts()
+    parser.feed(document.replace("\r\n", "\n").replace("\r", "\n"))
+    parser.close()
+    return sorted(
+        {
+            f"'sha256-{base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()}'"
+            for script in parser.scripts
+        }
+    )
 
 
 def allow_figure_scripts(response, sources: list[str]) -> None:
@@ -105,11 +116,36 @@ class SitePolicyMiddleware(CSPMiddleware):
         replace = dict(parts.replace or {})
         if self._framed_by_this_site(response):
             replace["frame-ancestors"] = [SELF]
-        if is_admin_behind_login(request.path_info):
-            replace["script-src"] = [SELF, UNSAFE_INLINE]
         parts.replace = replace
         return parts
 
     @staticmethod
     def _framed_by_this_site(response) -> bool:
         return response.get("X-Frame-Options", "").upper() == "SAMEORIGIN"
+
+
+class AdminInlineScriptsMiddleware:
+    """Allow, by their hashes, the inline scripts of an admin page behind the login.
+
+    Placed below compression, so it reads the page as written; the policy
+    middleware at the top sends the hashes with the rest.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (
+            is_admin_behind_login(request.path_info)
+            and not response.streaming
+            and response.get("Content-Type", "").startswith("text/html")
+        ):
+            sources = inline_script_sources(response.content.decode(errors="replace"))
+            if sources:
+                update = getattr(response, "_csp_update", None) or {}
+                response._csp_update = {
+                    **update,
+                    "script-src": [*update.get("script-src", []), *sources],
+                }
+        return response

@@ -71,6 +71,8 @@ MIDDLEWARE = [
     # Brotli for public pages, Django's gzip for the rest, and an ETag on each
     # (blog/compression.py).
     "blog.compression.CompressionMiddleware",
+    # The admin's own inline scripts, allowed by hash (blog/security.py).
+    "blog.security.AdminInlineScriptsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -101,3 +101,20 @@ def test_the_preview_may_be_framed_by_the_editor_only(admin_client, figure_post)
     policy = directives(response)
     assert policy["frame-ancestors"] == ["'self'"]
     assert sha256_source(FIGURE_SCRIPT) in policy["script-src"]
+
+
+def test_admin_pages_allow_their_own_inline_scripts_by_hash_only(admin_client, home):
+    from bs4 import BeautifulSoup
+
+    response = admin_client.get(f"/admin/pages/{home.pk}/edit/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    scripts = [
+        tag.string or ""
+        for tag in BeautifulSoup(page, "html.parser").find_all("script")
+        if not tag.get("src")
+    ]
+    assert scripts, "the editor has inline scripts"
+    script_src = directives(response)["script-src"]
+    assert "'unsafe-inline'" not in script_src
+    assert {sha256_source(script) for script in scripts} <= set(script_src)

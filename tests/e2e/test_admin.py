@@ -1,7 +1,8 @@
 """The Wagtail admin under the site's Content-Security-Policy, in a real Chromium.
 
-The login page keeps the strict policy; behind it, Wagtail's own inline scripts
-are allowed (blog/security.py). Either way nothing the editor needs is blocked.
+The login page keeps the site's policy; behind it, the inline scripts Wagtail
+writes into each page are allowed by their hashes (blog/security.py), and
+nothing the editor needs is blocked.
 """
 
 import pytest
