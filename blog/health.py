@@ -2,6 +2,10 @@
 
 200 when the database answers, and Redis too when ``REDIS_URL`` is set; 503
 with the failing part named otherwise. Never cached, by us or by a proxy.
+
+It is answered by a middleware near the top, before anything that reads the
+database (the request's Wagtail site) or checks the Host header: a probe by
+IP address over plain HTTP, with the database down, still gets its 503.
 """
 
 import logging
@@ -57,3 +61,17 @@ def healthz(request):
             parts[name] = f"down: {type(error).__name__}"
             status = 503
     return JsonResponse(parts, status=status)
+
+
+class HealthCheckMiddleware:
+    """Answer ``/healthz`` before the rest of the stack (see above)."""
+
+    path = "/healthz"
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info == self.path and request.method in ("GET", "HEAD"):
+            return healthz(request)
+        return self.get_response(request)

@@ -8,7 +8,6 @@ from wagtail.contrib.sitemaps.views import index, sitemap
 from wagtail.documents import urls as wagtaildocs_urls
 
 from blog.feeds import site_feed
-from blog.health import healthz
 from blog.seo import PageSitemap
 from blog.social import social_image
 from blog.views import favicon, search
@@ -38,7 +37,6 @@ urlpatterns = [
         name="sitemap-section",
     ),
     path("feed/", site_feed, name="feed"),
-    path("healthz", healthz, name="healthz"),
     path("social/<int:page_id>.png", social_image, name="social_image"),
     # For clients that ask for /favicon.ico without reading the page's <link>.
     path("favicon.ico", favicon),

@@ -143,9 +143,9 @@ def test_behind_a_tls_proxy_http_is_redirected_and_https_is_strict(
     settings.SECURE_SSL_REDIRECT = True
     settings.SECURE_HSTS_SECONDS = 31536000
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    plain = client.get("/healthz", HTTP_X_FORWARDED_PROTO="http")
+    plain = client.get("/archive/", HTTP_X_FORWARDED_PROTO="http")
     assert plain.status_code == 301
-    assert plain["Location"] == "https://testserver/healthz"
+    assert plain["Location"] == "https://testserver/archive/"
     secure = client.get("/healthz", HTTP_X_FORWARDED_PROTO="https")
     assert secure.status_code == 200
     assert secure["Strict-Transport-Security"].startswith("max-age=31536000")

@@ -61,6 +61,8 @@ MIDDLEWARE = [
     # and Permissions-Policy on every response, cached pages and files too.
     "blog.security.SitePolicyMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
+    # /healthz, before anything that needs the database or a known host.
+    "blog.health.HealthCheckMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Anonymous readers get pages from the page cache (blog/pagecache.py) before
     # anything below runs; on a miss it stores what compression and ConditionalGet

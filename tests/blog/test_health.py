@@ -1,5 +1,11 @@
 """`/healthz`, and a Redis that is down: a miss, not an error."""
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from django.core.cache import caches
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -9,6 +15,7 @@ from config.cache import ForgivingRedisCache
 
 # Nothing listens on port 1 of the loopback: a real refused connection.
 DEAD_REDIS = "redis://127.0.0.1:1/0"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -26,6 +33,14 @@ def test_healthz_answers_ok_when_the_database_answers(client, db):
     assert response.status_code == 200
     assert response.json()["database"] == "ok"
     assert "no-store" in response["Cache-Control"]
+
+
+def test_healthz_answers_a_probe_by_address_over_plain_http(client, db, settings):
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # as in production
+    response = client.get("/healthz", HTTP_HOST="10.0.0.7:8000")
+    assert response.status_code == 200
+    assert response.json()["database"] == "ok"
 
 
 def test_healthz_is_503_naming_redis_when_redis_is_down(client, db, redis_at):
@@ -76,3 +91,27 @@ def test_after_a_failure_redis_is_left_alone_for_a_moment(monkeypatch):
     monkeypatch.setattr(cache, "_down_until", 0.0)  # the moment has passed
     assert cache.get_many(["c"]) == {}
     assert len(tries) == 2
+
+
+def test_healthz_is_503_naming_the_database_when_it_does_not_answer():
+    # A server process whose database is a port nothing listens on.
+    script = (
+        "from django.test import Client; r = Client().get('/healthz');"
+        "print(r.status_code, r.content.decode())"
+    )
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("REDIS_URL",)},
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": "postgres://postgres@127.0.0.1:1/nowhere",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    status, _, body = result.stdout.strip().splitlines()[-1].partition(" ")
+    assert status == "503", result.stdout + result.stderr
+    assert json.loads(body)["database"].startswith("down: OperationalError")
