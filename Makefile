@@ -32,9 +32,12 @@ migrate: install ## Apply database migrations (SQLite unless DATABASE_URL is set
 demo: migrate ## Load the demo blog (idempotent)
 	$(PY) manage.py load_demo
 
+# The admin's links (and the login printed) point where the server listens.
+ADMIN_URL = $${WAGTAILADMIN_BASE_URL:-http://$(HOST):$(PORT)}
+
 run: demo ## Set everything up and serve the demo on http://127.0.0.1:8000
-	$(PY) manage.py ensure_admin
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	WAGTAILADMIN_BASE_URL=$(ADMIN_URL) $(PY) manage.py ensure_admin
+	WAGTAILADMIN_BASE_URL=$(ADMIN_URL) $(PY) manage.py runserver $(HOST):$(PORT)
 
 serve: install ## Serve with gunicorn and production settings (needs SECRET_KEY, DATABASE_URL, ALLOWED_HOSTS)
 	$(PY) manage.py collectstatic --noinput --verbosity 0
