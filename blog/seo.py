@@ -21,7 +21,7 @@ from blog.invalidation import sitemap_paths
 from blog.models import HomePage, PostPage
 from blog.pagecache import remember_at
 from blog.social import social_image_url
-from series.models import CountedPaginator, SeriesPage, site_has_view_restrictions
+from series.models import CountedPaginator, SeriesPage, readable
 
 DESCRIPTION_LENGTH = 160
 
@@ -212,9 +212,7 @@ class PageSitemap(Sitemap):
 
     def items(self):
         site = self.get_wagtail_site()
-        pages = site.root_page.get_descendants(inclusive=True).live()
-        if site_has_view_restrictions():  # Else .public() would ask for none.
-            pages = pages.public()
+        pages = readable(site.root_page.get_descendants(inclusive=True).live())
         return pages.order_by("path").values_list(
             "url_path",
             "last_published_at",

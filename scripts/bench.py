@@ -51,13 +51,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import psycopg  # noqa: E402
-from psycopg import sql  # noqa: E402
 
 from scripts.bench import content  # noqa: E402
 from scripts.bench.load import (  # noqa: E402
@@ -70,6 +69,7 @@ from scripts.bench.load import (  # noqa: E402
     wrk_path,
 )
 from scripts.bench.server import Gunicorn  # noqa: E402
+from tests.e2e.server import fresh_postgres_database  # noqa: E402
 
 PYTHON = sys.executable
 SITE = ROOT / "scripts" / "bench" / "site.py"
@@ -213,30 +213,17 @@ def step(name: str, argv: list[str], env: dict[str, str], folder: Path) -> str:
     return done.stdout
 
 
-def postgres(admin_url: str, statement: sql.Composed) -> None:
-    try:
-        with psycopg.connect(admin_url, autocommit=True) as connection:
-            connection.execute(statement)
-    except psycopg.Error as error:
-        raise BenchError(f"PostgreSQL at {admin_url}: {error}") from error
-
-
 @contextmanager
 def bench_database(kind: str, size: int, folder: Path, admin_url: str) -> Iterator[str]:
     """Yield the URL of a fresh, empty database; drop it afterwards (PostgreSQL)."""
     if kind == "sqlite":
         yield f"sqlite:///{folder / 'db.sqlite3'}"
         return
-    name = f"bench_{size}"
-    drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-        sql.Identifier(name)
-    )
-    postgres(admin_url, drop)
-    postgres(admin_url, sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     try:
-        yield urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
-    finally:
-        postgres(admin_url, drop)
+        with fresh_postgres_database(admin_url, f"bench_{size}") as url:
+            yield url
+    except psycopg.Error as error:
+        raise BenchError(f"PostgreSQL at {admin_url}: {error}") from error
 
 
 class Phases:

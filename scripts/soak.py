@@ -47,11 +47,10 @@ sys.path.insert(0, str(ROOT))
 
 import psycopg  # noqa: E402
 import requests  # noqa: E402
-from psycopg import sql  # noqa: E402
 
 from scripts.bench.server import Gunicorn  # noqa: E402
+from tests.e2e.server import fresh_postgres_database, manage  # noqa: E402
 
-PYTHON = sys.executable
 FOLDER = ROOT / ".soak"
 RESULTS = FOLDER / "results.json"
 EDITOR_PASSWORD = "a-long-passphrase-for-the-soak"  # noqa: S105
@@ -155,7 +154,7 @@ def main() -> int:
     args = parse_args()
     try:
         results = soak(args)
-    except SoakError as error:
+    except (SoakError, RuntimeError) as error:  # a command or server that failed
         sys.stderr.write(f"soak: {error}\n")
         return 2
     print_results(results)
@@ -192,34 +191,30 @@ def parse_args() -> argparse.Namespace:
 def soak(args) -> dict:
     FOLDER.mkdir(exist_ok=True)
     name = f"soak_{secrets.token_hex(4)}"
-    admin_url = urlsplit(args.postgres_url)._replace(path="/postgres").geturl()
     try:
-        with psycopg.connect(admin_url, autocommit=True) as connection:
-            connection.execute(
-                sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
-            )
+        with fresh_postgres_database(args.postgres_url, name) as database_url:
+            return soak_on(args, database_url)
     except psycopg.Error as error:
-        raise SoakError(f"cannot create a database on {admin_url}: {error}") from error
-    env = server_env(
-        args, urlsplit(args.postgres_url)._replace(path=f"/{name}").geturl()
-    )
-    try:
-        site = prepare(env, args.editors)
-        # The editors build their forms with Wagtail's test helpers, which
-        # need Django set up: the same settings as the server's.
-        os.environ.update(env)
-        import django
+        raise SoakError(f"PostgreSQL at {args.postgres_url}: {error}") from error
 
-        django.setup()
-        with Gunicorn(env, FOLDER, name="soak", workers=args.workers) as server:
-            log, fault_log = Log(), Log()
-            steady = run_phase(server, site, args, args.duration, log)
-            faults = run_faults(server, site, args, fault_log) if args.faults else None
-            workers_after = len(server.worker_pids())
-        saved = log.revisions + fault_log.revisions
-        missing = missing_revisions(env, saved)
-    finally:
-        drop_database(admin_url, name)
+
+def soak_on(args, database_url: str) -> dict:
+    """Run the soak against this fresh database; return its results."""
+    env = server_env(args, database_url)
+    site = prepare(env, args.editors)
+    # The editors build their forms with Wagtail's test helpers, which
+    # need Django set up: the same settings as the server's.
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    with Gunicorn(env, FOLDER, name="soak", workers=args.workers) as server:
+        log, fault_log = Log(), Log()
+        steady = run_phase(server, site, args, args.duration, log)
+        faults = run_faults(server, site, args, fault_log) if args.faults else None
+        workers_after = len(server.worker_pids())
+    saved = log.revisions + fault_log.revisions
+    missing = missing_revisions(env, saved)
     return {
         "when": time.strftime("%Y-%m-%d %H:%M"),
         "clients": args.clients,
@@ -250,20 +245,6 @@ def server_env(args, database_url: str) -> dict[str, str]:
         LOG_LEVEL="ERROR",
     )
     return env
-
-
-def manage(env: dict[str, str], *args: str) -> str:
-    result = subprocess.run(  # noqa: S603
-        [PYTHON, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode:
-        raise SoakError(f"manage.py {args[0]} failed:\n{result.stdout}{result.stderr}")
-    return result.stdout
 
 
 SITE_SCRIPT = """
@@ -490,15 +471,6 @@ def missing_revisions(env: dict[str, str], revisions: list[tuple[int, str]]) -> 
         ).fetchall()
     stored = "\n".join(row[0] for row in rows)
     return [marker for _, marker in revisions if marker not in stored]
-
-
-def drop_database(admin_url: str, name: str) -> None:
-    with psycopg.connect(admin_url, autocommit=True) as connection:
-        connection.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                sql.Identifier(name)
-            )
-        )
 
 
 def targets(steady, faults, missing, args, workers_after) -> list[tuple[str, bool]]:

@@ -15,17 +15,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run_settings(module, **env):
     """Import a settings module in a fresh interpreter with the given environment."""
+    return run_python(
+        f"import {module} as s; print(s.DATABASES['default']['ENGINE'])", **env
+    )
+
+
+def run_python(script, **env):
+    """Run ``script`` in a fresh interpreter, without this shell's site settings."""
     clean = {
         k: v
         for k, v in os.environ.items()
         if k not in {"SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL"}
+        and not k.startswith("AWS_")
     }
     return subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            f"import {module} as s; print(s.DATABASES['default']['ENGINE'])",
-        ],
+        [sys.executable, "-c", script],
         cwd=ROOT,
         env={**clean, **env},
         capture_output=True,
@@ -157,21 +161,13 @@ def test_a_bucket_name_puts_media_on_object_storage():
         "o = s.STORAGES['default']; "
         "print(o['BACKEND'], o['OPTIONS']['bucket_name'], o['OPTIONS']['endpoint_url'])"
     )
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("AWS_")},
-        "SECRET_KEY": "k" * 50,
-        "DATABASE_URL": "sqlite:///x",
-        "ALLOWED_HOSTS": "blog.example.com",
-        "AWS_STORAGE_BUCKET_NAME": "blog-media",
-        "AWS_S3_ENDPOINT_URL": "http://127.0.0.1:9000",
-    }
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+    result = run_python(
+        script,
+        SECRET_KEY="k" * 50,
+        DATABASE_URL="sqlite:///x",
+        ALLOWED_HOSTS="blog.example.com",
+        AWS_STORAGE_BUCKET_NAME="blog-media",
+        AWS_S3_ENDPOINT_URL="http://127.0.0.1:9000",
     )
     assert result.stdout.split() == [
         "storages.backends.s3.S3Storage",

@@ -16,7 +16,13 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql
 
 from tests.e2e.pages import IMPORT_PARENT, IMPORT_VAULT
 
@@ -33,6 +39,45 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    """Run ``manage.py`` with this environment; return its output, raise if it fails."""
+    result = subprocess.run(  # noqa: S603
+        [PYTHON, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode:
+        raise RuntimeError(
+            f"manage.py {' '.join(args)} failed:\n{result.stdout}{result.stderr}"
+        )
+    return result.stdout
+
+
+@contextmanager
+def fresh_postgres_database(server_url: str, name: str) -> Iterator[str]:
+    """Yield the URL of a new, empty database ``name``; drop it afterwards.
+
+    ``server_url`` is any database URL of the PostgreSQL server to make it on.
+    """
+    drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+        sql.Identifier(name)
+    )
+
+    def execute(statement):
+        with psycopg.connect(server_url, autocommit=True) as connection:
+            connection.execute(statement)
+
+    execute(drop)
+    execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+    finally:
+        execute(drop)
 
 
 def wait_until_serving(process, url, timeout, log_tail, *, ready=None) -> None:
@@ -97,18 +142,7 @@ class DemoServer:
 
     def manage(self, *args: str) -> None:
         """Run a management command against this server's database."""
-        result = subprocess.run(
-            [PYTHON, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if result.returncode:
-            raise RuntimeError(
-                f"manage.py {' '.join(args)} failed:\n{result.stdout}{result.stderr}"
-            )
+        manage(self.env, *args)
 
     def start(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="demo-server-"))

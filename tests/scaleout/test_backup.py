@@ -10,13 +10,11 @@ import filecmp
 import os
 import secrets
 import subprocess
-from urllib.parse import urlsplit
 
-import psycopg
 import pytest
-from psycopg import sql
 
-from tests.e2e.server import DROPPED_ENV, PYTHON, ROOT
+from tests.e2e.server import DROPPED_ENV, ROOT, fresh_postgres_database
+from tests.e2e.server import manage as manage_with
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 pytestmark = pytest.mark.skipif(
@@ -31,10 +29,6 @@ RENDER = (
 )
 
 
-def url_of(name):
-    return urlsplit(DATABASE_URL)._replace(path=f"/{name}").geturl()
-
-
 def run(argv, env=None):
     result = subprocess.run(  # noqa: S603
         argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False
@@ -44,22 +38,13 @@ def run(argv, env=None):
 
 
 @pytest.fixture
-def databases(tmp_path):
-    names = [f"drill_{secrets.token_hex(3)}_{side}" for side in ("live", "restored")]
-    admin = url_of("postgres")
-    with psycopg.connect(admin, autocommit=True) as connection:
-        for name in names:
-            connection.execute(
-                sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
-            )
-    yield [url_of(name) for name in names]
-    with psycopg.connect(admin, autocommit=True) as connection:
-        for name in names:
-            connection.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                    sql.Identifier(name)
-                )
-            )
+def databases():
+    suffix = secrets.token_hex(3)
+    with (
+        fresh_postgres_database(DATABASE_URL, f"drill_{suffix}_live") as live,
+        fresh_postgres_database(DATABASE_URL, f"drill_{suffix}_restored") as restored,
+    ):
+        yield live, restored
 
 
 def test_a_dump_restored_into_an_empty_database_gives_the_same_site(
@@ -80,7 +65,7 @@ def test_a_dump_restored_into_an_empty_database_gives_the_same_site(
     }
 
     def manage(side, *args):
-        return run([PYTHON, "manage.py", *args], env[side])
+        return manage_with(env[side], *args)
 
     manage("live", "migrate", "--noinput", "-v", "0")
     manage("live", "load_demo", "-v", "0")

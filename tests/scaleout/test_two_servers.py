@@ -14,11 +14,10 @@ import time
 from urllib.parse import urlsplit
 
 import boto3
-import psycopg
 import pytest
 import requests
-from psycopg import sql
 
+from scripts.soak import PROXY, AdminClient
 from tests.blog.test_object_storage import (  # noqa: F401 - a fixture
     CREDENTIALS,
     PUBLIC_READ,
@@ -28,9 +27,10 @@ from tests.blog.test_object_storage import (  # noqa: F401 - a fixture
 from tests.e2e.server import (
     DROPPED_ENV,
     GUNICORN,
-    PYTHON,
     ROOT,
     free_port,
+    fresh_postgres_database,
+    manage,
     wait_until_serving,
 )
 
@@ -44,64 +44,10 @@ pytestmark = pytest.mark.skipif(
 EDITOR, PASSWORD = "ops", "a-long-passphrase-for-two-servers"  # noqa: S105
 DRAFT = "双服务器上的草稿"
 BUCKET = "two-servers-media"
-PROXY = {"X-Forwarded-Proto": "https"}
-
-
-class Browser:
-    """An editor's HTTP client: a session cookie and the CSRF token, any server."""
-
-    def __init__(self):
-        self.cookies = {}
-
-    def request(self, method, url, **kwargs):
-        origin = "https://" + urlsplit(url).netloc
-        headers = {**PROXY, "Origin": origin, "Referer": origin + "/admin/"}
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        response = requests.request(
-            method, url, headers=headers, allow_redirects=False, timeout=30, **kwargs
-        )
-        # Secure cookies: requests would keep them for https only.
-        self.cookies.update(response.cookies.get_dict())
-        return response
-
-    def log_in(self, server):
-        self.request("GET", f"{server}/admin/login/")
-        response = self.request(
-            "POST",
-            f"{server}/admin/login/",
-            data={
-                "username": EDITOR,
-                "password": PASSWORD,
-                "csrfmiddlewaretoken": self.cookies["csrftoken"],
-            },
-        )
-        assert response.status_code == 302, response.text[:500]
-
-    def post(self, url, data=None, files=None):
-        data = {**(data or {}), "csrfmiddlewaretoken": self.cookies["csrftoken"]}
-        return self.request("POST", url, data=data, files=files)
-
-
-def manage(env, *args):
-    result = subprocess.run(  # noqa: S603
-        [PYTHON, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout
 
 
 @pytest.fixture(scope="module")
 def servers(s3_endpoint, tmp_path_factory):  # noqa: F811
-    name = f"scaleout_{secrets.token_hex(4)}"
-    admin_url = urlsplit(DATABASE_URL)._replace(path="/postgres").geturl()
-    with psycopg.connect(admin_url, autocommit=True) as connection:
-        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     s3 = boto3.client(
         "s3", endpoint_url=s3_endpoint, region_name="us-east-1", **_boto(CREDENTIALS)
     )
@@ -111,6 +57,41 @@ def servers(s3_endpoint, tmp_path_factory):  # noqa: F811
         Policy=json.dumps(PUBLIC_READ).replace("blog-media", BUCKET),
     )
     folder = tmp_path_factory.mktemp("two-servers")
+    name = f"scaleout_{secrets.token_hex(4)}"
+    processes = []
+    try:
+        with fresh_postgres_database(DATABASE_URL, name) as database_url:
+            env = server_env(database_url, s3_endpoint)
+            prepare(env)
+            urls = []
+            for index in range(2):
+                port = free_port()
+                log = (folder / f"server-{index}.log").open("w")
+                process = subprocess.Popen(  # noqa: S603
+                    [str(GUNICORN), "-c", "config/gunicorn.py", "config.wsgi"],
+                    cwd=ROOT,
+                    env={**env, "BIND": f"127.0.0.1:{port}"},
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+                processes.append(process)
+                url = f"http://127.0.0.1:{port}"
+                wait_until_serving(process, url + "/healthz", 60, lambda: "")
+                urls.append(url)
+            try:
+                yield urls
+            finally:
+                for process in processes:
+                    process.terminate()
+                    process.wait(timeout=30)
+    finally:
+        for item in s3.list_objects_v2(Bucket=BUCKET).get("Contents", []):
+            s3.delete_object(Bucket=BUCKET, Key=item["Key"])
+        s3.delete_bucket(Bucket=BUCKET)
+
+
+def server_env(database_url, s3_url):
+    """Return the servers' environment: production settings on the shared parts."""
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
     env.update(
         CREDENTIALS,
@@ -118,64 +99,40 @@ def servers(s3_endpoint, tmp_path_factory):  # noqa: F811
         PYTHONPATH=str(ROOT),
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="127.0.0.1",
-        DATABASE_URL=urlsplit(DATABASE_URL)._replace(path=f"/{name}").geturl(),
+        DATABASE_URL=database_url,
         # A Redis database of their own: test workers take 1, 2, … from the
         # first (config/settings/test.py), and clear it between tests.
         REDIS_URL=urlsplit(REDIS_URL)._replace(path="/15").geturl(),
         AWS_STORAGE_BUCKET_NAME=BUCKET,
-        AWS_S3_ENDPOINT_URL=s3_endpoint,
+        AWS_S3_ENDPOINT_URL=s3_url,
         AWS_S3_REGION_NAME="us-east-1",
         SECURE_SSL_REDIRECT="false",
         LOG_LEVEL="WARNING",
         WEB_CONCURRENCY="2",
     )
-    processes = []
-    try:
-        manage(env, "migrate", "--noinput", "-v", "0")
-        manage(env, "collectstatic", "--noinput", "-v", "0")
-        manage(env, "load_demo", "-v", "0")
-        manage(
-            env,
-            "shell",
-            "-c",
-            "from django.contrib.auth import get_user_model;"
-            "from series.models import SeriesPage;"
-            "from blog.models import PostPage;"
-            "import datetime;"
-            f"get_user_model().objects.create_superuser({EDITOR!r}, 'o@example.com', "
-            f"{PASSWORD!r});"
-            "cuda = SeriesPage.objects.get(slug='cuda');"
-            f"post = PostPage(title={DRAFT!r}, slug='two-servers', live=False, "
-            "summary='两台服务器', date=datetime.date(2026, 12, 1));"
-            "cuda.add_child(instance=post); post.save_revision()",
-        )
-        urls = []
-        for index in range(2):
-            port = free_port()
-            log = (folder / f"server-{index}.log").open("w")
-            process = subprocess.Popen(  # noqa: S603
-                [str(GUNICORN), "-c", "config/gunicorn.py", "config.wsgi"],
-                cwd=ROOT,
-                env={**env, "BIND": f"127.0.0.1:{port}"},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-            processes.append(process)
-            url = f"http://127.0.0.1:{port}"
-            wait_until_serving(process, url + "/healthz", 60, lambda: "")
-            urls.append(url)
-        yield urls
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(timeout=30)
-        for item in s3.list_objects_v2(Bucket=BUCKET).get("Contents", []):
-            s3.delete_object(Bucket=BUCKET, Key=item["Key"])
-        s3.delete_bucket(Bucket=BUCKET)
-        with psycopg.connect(admin_url, autocommit=True) as connection:
-            connection.execute(
-                sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    return env
+
+
+def prepare(env):
+    """Fill the shared database: the demo blog, an editor and one draft."""
+    manage(env, "migrate", "--noinput", "-v", "0")
+    manage(env, "collectstatic", "--noinput", "-v", "0")
+    manage(env, "load_demo", "-v", "0")
+    manage(
+        env,
+        "shell",
+        "-c",
+        "from django.contrib.auth import get_user_model;"
+        "from series.models import SeriesPage;"
+        "from blog.models import PostPage;"
+        "import datetime;"
+        f"get_user_model().objects.create_superuser({EDITOR!r}, 'o@example.com', "
+        f"{PASSWORD!r});"
+        "cuda = SeriesPage.objects.get(slug='cuda');"
+        f"post = PostPage(title={DRAFT!r}, slug='two-servers', live=False, "
+        "summary='两台服务器', date=datetime.date(2026, 12, 1));"
+        "cuda.add_child(instance=post); post.save_revision()",
+    )
 
 
 def _boto(credentials):
@@ -195,11 +152,11 @@ def test_a_publish_through_one_server_is_served_by_the_other_within_a_second(ser
     for server in servers:
         assert DRAFT not in get(f"{server}/cuda/").text
         assert get(f"{server}/cuda/two-servers/").status_code == 404
-    editor = Browser()
-    editor.log_in(one)
-    page_id = _page_id(editor, one)
+    editor = AdminClient(one)
+    editor.log_in(EDITOR, PASSWORD)
+    page_id = _page_id(editor)
     published = editor.post(
-        f"{one}/admin/bulk/wagtailcore/page/publish/?id={page_id}&next=/admin/"
+        f"/admin/bulk/wagtailcore/page/publish/?id={page_id}&next=/admin/", {}
     )
     assert published.status_code == 302, published.text[:500]
 
@@ -217,18 +174,21 @@ def test_a_publish_through_one_server_is_served_by_the_other_within_a_second(ser
 
 def test_an_image_uploaded_through_one_server_is_served_by_the_other(servers):
     one, other = servers
-    editor = Browser()
-    editor.log_in(one)
+    editor = AdminClient(one)
+    editor.log_in(EDITOR, PASSWORD)
     content = png()
     uploaded = editor.post(
-        f"{one}/admin/images/add/",
-        data={"title": "two-servers-image"},
+        "/admin/images/add/",
+        {"title": "two-servers-image"},
         files={"file": ("two-servers.png", content, "image/png")},
     )
     assert uploaded.status_code == 302, uploaded.text[:500]
     # The other server lists it (the database) and draws its thumbnail from
     # the original in the bucket; the reader's browser fetches both from there.
-    listing = editor.request("GET", f"{other}/admin/images/?q=two-servers-image")
+    # The same session, on the other server.
+    elsewhere = AdminClient(other)
+    elsewhere.cookies = editor.cookies
+    listing = elsewhere.request("GET", "/admin/images/?q=two-servers-image")
     assert listing.status_code == 200
     thumbnails = [
         src
@@ -241,8 +201,8 @@ def test_an_image_uploaded_through_one_server_is_served_by_the_other(servers):
     assert thumbnail.headers["Content-Type"].startswith("image/")
 
 
-def _page_id(editor, server):
-    found = editor.request("GET", f"{server}/admin/pages/search/?q={DRAFT}")
+def _page_id(editor):
+    found = editor.request("GET", f"/admin/pages/search/?q={DRAFT}")
     assert found.status_code == 200
     for href in _attributes(found.text, "href"):
         parts = href.strip("/").split("/")
