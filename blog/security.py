@@ -107,6 +107,11 @@ class SitePolicyMiddleware(CSPMiddleware):
     """
 
     def process_response(self, request, response):
+        if response.status_code == 304:
+            # A browser revalidating a page replaces the headers it keeps
+            # with those of the 304. Sent none, it keeps the page's own
+            # policy, figure hashes included; the site's would drop them.
+            return response
         if self._framed_by_this_site(response) and HEADER in response:
             del response[HEADER]
         return super().process_response(request, response)

@@ -118,3 +118,14 @@ def test_admin_pages_allow_their_own_inline_scripts_by_hash_only(admin_client, h
     script_src = directives(response)["script-src"]
     assert "'unsafe-inline'" not in script_src
     assert {sha256_source(script) for script in scripts} <= set(script_src)
+
+
+@pytest.mark.parametrize("page_cache", [0, 3600])
+def test_a_304_leaves_the_policy_the_browser_has(
+    client, figure_post, settings, page_cache
+):
+    settings.PAGE_CACHE_SECONDS = page_cache
+    first = client.get(figure_post.url)
+    again = client.get(figure_post.url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+    assert "Content-Security-Policy" not in again

@@ -100,3 +100,14 @@ def test_a_figure_runs_its_script_under_the_sites_content_security_policy(open_p
     assert frame.locator("#verdict").text_content() == "2-way bank conflict：串行 2 次"
     # A blocked script would be a console error ("Refused to execute…").
     assert problems.errors == []
+
+
+def test_a_figure_still_runs_when_the_browser_revalidates_the_page(open_page):
+    # The reload is answered 304: the policy the browser keeps must still
+    # allow the figure's script.
+    page, problems = open_page(FIGURE_POST)
+    page.wait_for_load_state("networkidle")
+    page.reload(wait_until="networkidle")
+    frame = page.frame_locator("figure.block-html-figure iframe")
+    assert frame.locator("#verdict").text_content(timeout=5000) == "无冲突：一次完成"
+    assert [e for e in problems.errors if "Content Security Policy" in e] == []
