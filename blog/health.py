@@ -36,9 +36,15 @@ def _redis_client():
 
 
 def _database() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-        cursor.fetchone()
+    # A probe wants the present state: no waiting for a database that is
+    # restarting, as pages do (config/postgresql/).
+    connection.connect_wait = 0
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    finally:
+        del connection.connect_wait
 
 
 def _cache() -> None:

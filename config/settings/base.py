@@ -169,6 +169,13 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, waiting out a database restart (config/postgresql/).
+    DATABASES["default"]["ENGINE"] = "config.postgresql"
+    # A server that drops packets fails a connect after this, not minutes later.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+# Seconds a new database connection waits for a server that is restarting.
+DATABASE_CONNECT_WAIT = float(os.environ.get("DATABASE_CONNECT_WAIT", "5"))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
