@@ -24,6 +24,8 @@ Which paths a change purges is decided in ``blog.invalidation``.
 import hashlib
 import logging
 import secrets
+import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -184,6 +186,8 @@ def kept_many(
     at those indexes, the ones the cache lacks, in one go; a value of None
     is returned but not kept.
     """
+    if purges_pending():  # the keys would read tokens that were to be purged
+        return compute(list(range(count)))
     store = caches["renders"]
     try:
         names = keys()
@@ -251,8 +255,51 @@ def _delete(keys: list[str]) -> None:
     try:
         page_cache().delete_many(keys)
     except Exception:
-        # The pages will be stale until their entries expire: say so loudly.
-        logger.exception("Could not purge %d paths from the page cache", len(keys))
+        logger.exception(
+            "Could not purge %d paths from the page cache; trying again", len(keys)
+        )
+        with _unpurged_lock:
+            start = not _unpurged
+            _unpurged.update(keys)
+        if start:
+            threading.Thread(
+                target=_purge_again, name="page-cache-purge", daemon=True
+            ).start()
+
+
+# Token keys whose purge failed: the cache was unreachable (Redis down, or cut
+# off from this server). Its entries outlive the outage, so the purge is made
+# again every RETRY_PURGE_EVERY seconds until it succeeds; meanwhile this
+# process neither serves nor keeps pages (``purges_pending``). Other servers
+# may serve the old copies from the moment the cache answers again until the
+# retry, a second at most. A process that exits before then loses its retry.
+_unpurged: set[str] = set()
+_unpurged_lock = threading.Lock()
+RETRY_PURGE_EVERY = 1.0
+
+
+def purges_pending() -> bool:
+    """Whether a purge this process made has yet to reach the cache."""
+    return bool(_unpurged)
+
+
+def _purge_again() -> None:
+    while True:
+        time.sleep(RETRY_PURGE_EVERY)
+        with _unpurged_lock:
+            keys = sorted(_unpurged)
+        try:
+            page_cache().delete_many(keys)
+        except Exception:
+            logger.debug("The page cache is still unreachable", exc_info=True)
+            continue
+        with _unpurged_lock:
+            _unpurged.difference_update(keys)
+            if not _unpurged:
+                logger.warning(
+                    "Purged %d paths from the page cache once it answered", len(keys)
+                )
+                return
 
 
 class PageCacheMiddleware:
@@ -268,7 +315,7 @@ class PageCacheMiddleware:
 
     def __call__(self, request):
         timeout = settings.PAGE_CACHE_SECONDS
-        if timeout <= 0 or not self.is_cacheable_request(request):
+        if timeout <= 0 or not self.is_cacheable_request(request) or purges_pending():
             return self.get_response(request)
         cache = page_cache()
         try:

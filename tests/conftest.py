@@ -1,3 +1,5 @@
+import os
+
 import pytest
 
 from blog.models import ArchivePage, HomePage, TagIndexPage
@@ -38,3 +40,28 @@ def _empty_default_cache():
     from django.core.cache import caches
 
     caches["default"].clear()
+
+
+@pytest.fixture
+def forwarder():
+    """Return a maker of ``Forwarder``s to a service of this machine, cut after.
+
+    PostgreSQL and Redis run on every machine of ours and on CI's; without the
+    one a test needs it is skipped, except under CI, where that fails.
+    """
+    from tests.forwarder import Forwarder, service_answers
+
+    made = []
+
+    def make(target: tuple[str, int]) -> Forwarder:
+        if not service_answers(target):
+            message = f"nothing answers at {target[0]}:{target[1]}"
+            if os.environ.get("CI") == "true":
+                pytest.fail(message)
+            pytest.skip(message)
+        made.append(Forwarder(target))
+        return made[-1]
+
+    yield make
+    for forwarder in made:
+        forwarder.cut()

@@ -9,6 +9,8 @@ served from the cache.
 import datetime
 import gzip
 import re
+import secrets
+import time
 
 import brotli
 import pytest
@@ -22,7 +24,7 @@ from django.urls import reverse
 from django.utils import timezone
 from wagtail.models import Page, PageViewRestriction
 
-from blog.pagecache import page_cache
+from blog.pagecache import page_cache, purges_pending
 from tests.blog.test_admin_features import PREVIEW_BODY, form_data
 from tests.factories import PostPageFactory, SeriesPageFactory
 
@@ -498,3 +500,45 @@ def test_replacing_an_image_renders_its_posts_again(
     with django_capture_on_commit_callbacks(execute=True):
         image.save()
     assert 'alt="Roofline（修订）"' in client.get(post.url).content.decode()
+
+
+def test_a_purge_made_while_redis_was_cut_off_is_made_once_it_answers(
+    client, site, settings, forwarder, django_capture_on_commit_callbacks
+):
+    # The page cache in a real Redis, reached through a link the test can cut.
+    link = forwarder(("127.0.0.1", 6379))
+    link.open()
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "config.cache.ForgivingRedisCache",
+            "LOCATION": f"redis://127.0.0.1:{link.port}/0",
+            "KEY_PREFIX": f"purge-test-{secrets.token_hex(4)}",
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        },
+        "renders": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "purge-test",
+        },
+    }
+    url = PAGES["first"]
+    client.get(url)
+    assert client.get(url)["X-Page-Cache"] == "hit"
+
+    link.cut()
+    post = site["first"]
+    post.title = "改过的标题"
+    publish(post, django_capture_on_commit_callbacks)  # its purge cannot reach Redis
+    assert purges_pending()
+    away = client.get(url)
+    assert "改过的标题" in away.content.decode()  # rendered afresh meanwhile
+
+    # Redis answers again, with the old copy still in it: the purge is made.
+    link.open()
+    deadline = time.monotonic() + 10
+    while purges_pending() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not purges_pending()
+    back = client.get(url)
+    assert back["X-Page-Cache"] == "miss"
+    assert "改过的标题" in back.content.decode()
+    assert client.get(url)["X-Page-Cache"] == "hit"
