@@ -9,12 +9,14 @@ behind a proxy whatever the Wagtail Site's hostname says.
 import json
 
 from django.conf import settings
+from django.http import HttpResponse
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.html import strip_tags
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from wagtail.contrib.sitemaps import Sitemap
+from wagtail.contrib.sitemaps.views import index as wagtail_sitemap_index
 from wagtail.models import Site
 
 from blog.invalidation import sitemap_paths
@@ -253,3 +255,32 @@ class PageSitemap(Sitemap):
                 page
             ).object_list
         ]
+
+
+# What a kept sitemap index answers with besides its XML (Django's view sets it).
+INDEX_HEADERS = ("Content-Type", "X-Robots-Tag")
+
+
+def sitemap_index(request, sitemaps, **kwargs):
+    """``/sitemap.xml``: Django's sitemap index, kept until the sitemap is purged.
+
+    The index grows with the site — a line per file of ``PageSitemap.limit``
+    pages, each a URL reversed and rendered — so, like a listing's rows, it is
+    kept in the render cache under the sitemap's purge tokens, per scheme and
+    host (its URLs are absolute). Every publish that changes the pages purges
+    the sitemap (``blog.invalidation``).
+    """
+
+    def render():
+        response = wagtail_sitemap_index(request, sitemaps, **kwargs)
+        response.render()
+        if response.status_code != 200:
+            return None  # not kept
+        headers = {name: response[name] for name in INDEX_HEADERS if name in response}
+        return {"content": response.content, "headers": headers}
+
+    origin = f"{request.scheme}://{request.get_host()}"
+    kept_index = remember_at(sorted(sitemap_paths()), f"sitemap-index:{origin}", render)
+    if kept_index is None:
+        return wagtail_sitemap_index(request, sitemaps, **kwargs)
+    return HttpResponse(kept_index["content"], headers=kept_index["headers"])

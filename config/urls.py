@@ -4,11 +4,11 @@ from django.urls import include, path
 from django.views.generic import TemplateView
 from wagtail import urls as wagtail_urls
 from wagtail.admin import urls as wagtailadmin_urls
-from wagtail.contrib.sitemaps.views import index, sitemap
+from wagtail.contrib.sitemaps.views import sitemap
 from wagtail.documents import urls as wagtaildocs_urls
 
 from blog.feeds import site_feed
-from blog.seo import PageSitemap
+from blog.seo import PageSitemap, sitemap_index
 from blog.social import social_image
 from blog.views import favicon, search
 
@@ -21,7 +21,7 @@ urlpatterns = [
     # An index of sitemap files (blog.seo.PageSitemap), a few hundred pages each.
     path(
         "sitemap.xml",
-        index,
+        sitemap_index,
         {
             "sitemaps": SITEMAPS,
             "sitemap_url_name": "sitemap-section",

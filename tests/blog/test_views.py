@@ -294,3 +294,25 @@ def test_favicon_ico_points_at_the_linked_icon(client, home):
     assert response.status_code == 301
     assert response["Location"].endswith("favicon.svg")
     assert 'rel="icon" href="/static/favicon.svg"' in client.get("/").content.decode()
+
+
+def test_the_sitemap_index_is_kept_until_a_publish_adds_a_file(
+    client, home, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    settings.LISTING_CACHE_SECONDS = 3600  # kept, as in production
+    monkeypatch.setattr(PageSitemap, "limit", 2)
+    pages = Page.objects.live().descendant_of(home, inclusive=True).count()
+    files = -(-pages // 2)
+    index = client.get("/sitemap.xml")
+    assert index["Content-Type"] == "application/xml"
+    assert index["X-Robots-Tag"] == "noindex, noodp, noarchive"
+    assert index.content.decode().count("<sitemap>") == files
+    assert client.get("/sitemap.xml").content == index.content
+
+    with django_capture_on_commit_callbacks(execute=True):
+        for n in range(2):
+            post = PostPageFactory(parent=home, slug=f"new-{n}", body=[], live=False)
+            post.save_revision().publish()
+    again = client.get("/sitemap.xml").content.decode()
+    assert again.count("<sitemap>") == files + 1
+    assert f"sitemap-pages.xml?p={files + 1}</loc>" in again
