@@ -9,6 +9,8 @@ path. Purging a path deletes its token, which orphans every cached variant of
 it at once (``?page=2``, any encoding, any host); purging everything deletes the
 site's token. A missing token is replaced by a fresh random one, so a token the
 cache evicted can never bring an old entry back. Orphans expire on their own.
+The site's token is kept per release of the code (``blog.release``), so a
+deploy orphans everything the previous release cached.
 
 What is cached: GET and HEAD requests without a session cookie, outside the
 admin, whose query string holds only parameters a public page reads
@@ -37,10 +39,10 @@ from django.utils.cache import cc_delim_re, get_conditional_response
 from django.utils.http import http_date, parse_http_date_safe
 
 from blog.compression import accepted_encoding
+from blog.release import release
 
 logger = logging.getLogger(__name__)
 
-SITE_TOKEN_KEY = "pagecache:site"  # noqa: S105 (a cache key)
 # The response headers a cached copy keeps; the rest are per request.
 STORED_HEADERS = (
     "Content-Type",
@@ -62,6 +64,16 @@ def page_cache():
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def site_token_key() -> str:
+    """Return the key of the whole site's token: one per release of the code.
+
+    A new release starts with a token of its own, so nothing cached by the
+    previous one is served (``blog.release``). Path tokens are shared by the
+    releases: a purge made by either, during a rolling deploy, reaches both.
+    """
+    return f"pagecache:site:{release()}"
 
 
 def path_token_key(path: str) -> str:
@@ -114,7 +126,7 @@ def page_tokens(url_path: str) -> list[str]:
 
 def path_tokens(paths) -> list[str]:
     """Return the current tokens of the site and of these served paths."""
-    keys = [SITE_TOKEN_KEY] + [path_token_key(p) for p in paths]
+    keys = [site_token_key()] + [path_token_key(p) for p in paths]
     return _tokens(page_cache(), keys)
 
 
@@ -124,11 +136,11 @@ def pages_tokens(url_paths: list[str]) -> list[list[str]]:
 
     root_paths = Site.get_site_root_paths()
     served = [site_paths(url_path, root_paths) for url_path in url_paths]
-    keys = [SITE_TOKEN_KEY, *{path_token_key(p): None for ps in served for p in ps}]
+    site_key = site_token_key()
+    keys = [site_key, *{path_token_key(p): None for ps in served for p in ps}]
     token = dict(zip(keys, _tokens(page_cache(), keys), strict=True))
     return [
-        [token[key] for key in (SITE_TOKEN_KEY, *map(path_token_key, ps))]
-        for ps in served
+        [token[key] for key in (site_key, *map(path_token_key, ps))] for ps in served
     ]
 
 
@@ -232,7 +244,9 @@ def purge_all() -> None:
     A CDN is asked to purge ``/*``: CloudFront takes it as everything; a
     Varnish or nginx purger maps it to a ban of the whole site.
     """
-    transaction.on_commit(lambda: (_delete([SITE_TOKEN_KEY]), _purge_frontend(["/*"])))
+    transaction.on_commit(
+        lambda: (_delete([site_token_key()]), _purge_frontend(["/*"]))
+    )
 
 
 def _purge_frontend(paths: list[str]) -> None:
@@ -381,7 +395,7 @@ class PageCacheMiddleware:
         by that alone for the requests cached here).
         """
         path = request.path
-        site, page = _tokens(cache, [SITE_TOKEN_KEY, path_token_key(path)])
+        site, page = _tokens(cache, [site_token_key(), path_token_key(path)])
         encoding = accepted_encoding(request)
         variant = _digest(
             f"{request.get_host()}\n{request.get_full_path()}\n{encoding}"

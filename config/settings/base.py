@@ -281,6 +281,9 @@ else:
 # publish (blog/invalidation.py): how long a page is kept, in seconds; 0 turns
 # it off. Query strings with other parameters than these are not cached.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "86400"))
+# The release being served (a commit id, say): a new one starts with an empty
+# page cache. Unset, it is a digest of the code and templates (blog/release.py).
+RELEASE = os.environ.get("RELEASE", "")
 PAGE_CACHE_ALIAS = "default"
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
 LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
