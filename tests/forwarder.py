@@ -10,12 +10,7 @@ import contextlib
 import socket
 import threading
 
-
-def free_port() -> int:
-    """Return a port of 127.0.0.1 that nothing listens on."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from tests.e2e.server import free_port
 
 
 def service_answers(address: tuple[str, int]) -> bool:
