@@ -16,7 +16,7 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
 from wagtail.models import Site
 
-from blog.models import HomePage, PostPage
+from blog.models import NEWEST_FIRST, HomePage, PostPage
 
 FEED_LENGTH = 20
 
@@ -50,9 +50,12 @@ class PostFeed(Feed):
     feed_type = AtomContentFeed
     language = "zh-CN"
 
-    def __init__(self, posts, *, title: str, link: str, subtitle: str = ""):
+    def __init__(
+        self, posts, *, title: str, link: str, subtitle: str = "", order=NEWEST_FIRST
+    ):
         super().__init__()
         self.posts = posts
+        self.order = order
         self.title = title
         self.link = link
         self.subtitle = subtitle
@@ -72,7 +75,7 @@ class PostFeed(Feed):
         return (root.author or None) if isinstance(root, HomePage) else None
 
     def items(self):
-        posts = list(self.posts.for_feed()[:FEED_LENGTH])
+        posts = list(self.posts.for_feed(self.order)[:FEED_LENGTH])
         links = [post.get_url(self.request) for post in posts]
         urls = [self.request.build_absolute_uri(link) for link in links]
         contents = PostPage.feed_contents(posts, self.request, urls)

@@ -95,6 +95,21 @@ class PostTag(TaggedItemBase):
     content_object = ParentalKey(
         "PostPage", on_delete=models.CASCADE, related_name="tagged_items"
     )
+    # The post's date, copied here so a tag's page reads its posts newest first
+    # from one index and stops after a page of them, instead of sorting every
+    # post with the tag (PostPageQuerySet.tagged). PostPage.save keeps it.
+    date = models.DateField(editable=False)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["tag", "-date", "-content_object"], name="posttag_tag_date_idx"
+            )
+        ]
+
+    def save(self, *args, **kwargs):
+        self.date = self.content_object.date
+        super().save(*args, **kwargs)
 
     @classmethod
     def prefetch(cls):
@@ -102,6 +117,12 @@ class PostTag(TaggedItemBase):
         return models.Prefetch(
             "tagged_items", queryset=cls.objects.select_related("tag")
         )
+
+
+# Newest first, and the same order in the columns of PostTag's index, which a
+# query of one tag's posts reads in order (PostTag.date).
+NEWEST_FIRST = ("-date", "-pk")
+TAGGED_ORDER = ("-tagged_items__date", "-tagged_items__content_object_id")
 
 
 class PostPageQuerySet(PageQuerySet):
@@ -123,6 +144,10 @@ class PostPageQuerySet(PageQuerySet):
         """
         return self.only(*CARD_COLUMNS)
 
+    def tagged(self, tag):
+        """Return the posts with ``tag``, newest first, in its index's order."""
+        return self.filter(tagged_items__tag=tag).order_by(*TAGGED_ORDER)
+
     def visible(self):
         """Return the live posts anyone may read: none under a password or login.
 
@@ -139,9 +164,13 @@ class PostPageQuerySet(PageQuerySet):
         """
         return self.defer("body").annotate(stored_body=Cast("body", models.TextField()))
 
-    def for_feed(self):
-        """Return public live posts for a feed, newest first, bodies as stored."""
-        return self.visible().with_stored_body().order_by("-date", "-pk")
+    def for_feed(self, order=NEWEST_FIRST):
+        """Return public live posts for a feed, newest first, bodies as stored.
+
+        ``order`` is newest first too, told in the columns of an index the
+        posts' filter can read in order (``TAGGED_ORDER`` for a tag's posts).
+        """
+        return self.visible().with_stored_body().order_by(*order)
 
     def recently_updated(self):
         """Return public live posts, most recently updated first (no bodies)."""
@@ -298,6 +327,17 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
             models.Index(fields=["-date", "-page_ptr"], name="post_date_idx"),
         ]
 
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        # Tags saved with the page took its date already (PostTag.save); a save
+        # that left them alone must still carry a new date to them. A draft's
+        # revision saves other fields only, and its date stays in the draft.
+        fields = kwargs.get("update_fields")
+        if fields is None or "date" in fields:
+            PostTag.objects.filter(content_object=self).exclude(date=self.date).update(
+                date=self.date
+            )
+
     def clean(self):
         super().clean()
         if self.updated and self.date and self.updated < self.date:
@@ -313,7 +353,9 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         return super().get_indexed_objects().prefetch_related("tags")
 
     @classmethod
-    def feed_response(cls, request, posts, *, title, link, subtitle=""):
+    def feed_response(
+        cls, request, posts, *, title, link, subtitle="", order=NEWEST_FIRST
+    ):
         """Return the Atom feed of ``posts``, a queryset of this model.
 
         Series build their feed through this, reaching the post model by its
@@ -321,7 +363,8 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         """
         from blog.feeds import PostFeed
 
-        return PostFeed(posts, title=title, link=link, subtitle=subtitle)(request)
+        feed = PostFeed(posts, title=title, link=link, subtitle=subtitle, order=order)
+        return feed(request)
 
     def search_text(self):
         """Return what search indexes: title, summary, body, code and tags, as tokens."""
@@ -643,12 +686,7 @@ class TagIndexPage(
     @re_path(r"^(?P<slug>[-\w]+)/$")
     def tag_detail(self, request, slug):
         tag = get_object_or_404(Tag, slug=slug)
-        posts = (
-            PostPage.objects.visible()
-            .filter(tags=tag)
-            .for_listing()
-            .order_by("-date", "-pk")
-        )
+        posts = PostPage.objects.visible().tagged(tag).for_listing()
         counted = PostPage.objects.visible().filter(tags=tag)
         paginator = CountedPaginator(
             posts,
@@ -677,11 +715,12 @@ class TagIndexPage(
         tag = get_object_or_404(used.distinct(), slug=slug)
         return PostPage.feed_response(
             request,
-            PostPage.objects.filter(tags=tag),
+            PostPage.objects.filter(tagged_items__tag=tag),
             title=f"#{tag.name} · {settings.WAGTAIL_SITE_NAME}",
             subtitle=f"标签 #{tag.name} 的最新文章",
             link=self.get_url(request)
             + self.reverse_subpage("tag_detail", args=[tag.slug]),
+            order=TAGGED_ORDER,
         )
 
 

@@ -244,7 +244,11 @@ class Generator:
             PostPage._base_manager._insert(posts, fields=post_fields)
             PostTag.objects.bulk_create(
                 [
-                    PostTag(content_object_id=row.pk, tag_id=self.tag_ids[name])
+                    PostTag(
+                        content_object_id=row.pk,
+                        tag_id=self.tag_ids[name],
+                        date=spec.date,
+                    )
                     for row, spec in zip(rows, specs, strict=True)
                     for name in spec.tags
                 ]

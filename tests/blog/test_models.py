@@ -1,13 +1,14 @@
 """Page types, their parent/child rules and model behaviour."""
 
 import datetime
+import importlib
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import models
 from wagtail.blocks import StreamValue
 
-from blog.models import ArchivePage, HomePage, PostPage, TagIndexPage
+from blog.models import ArchivePage, HomePage, PostPage, PostTag, TagIndexPage
 from series.models import SeriesPage
 from tests.factories import PostPageFactory
 
@@ -51,6 +52,26 @@ def test_post_tags_through_posttag(home):
     post = PostPageFactory(parent=home, tags=["cuda", "量化"])
     assert {item.tag.name for item in post.tagged_items.all()} == {"cuda", "量化"}
     assert [tag.name for tag in post.tag_list] == ["cuda", "量化"]
+
+
+def test_migration_gives_each_tag_row_its_posts_date(home):
+    from django.apps import apps
+
+    migration = importlib.import_module("blog.migrations.0007_posttag_date")
+    first = PostPageFactory(parent=home, date=datetime.date(2023, 9, 18), tags=["a"])
+    second = PostPageFactory(
+        parent=home, date=datetime.date(2026, 9, 1), tags=["a", "b"]
+    )
+    PostTag.objects.update(date=datetime.date(1970, 1, 1))  # as the column is added
+
+    migration.copy_post_dates(apps, None)
+
+    dates = PostTag.objects.values_list("content_object_id", "date")
+    assert sorted(dates) == [
+        (first.pk, datetime.date(2023, 9, 18)),
+        (second.pk, datetime.date(2026, 9, 1)),
+        (second.pk, datetime.date(2026, 9, 1)),
+    ]
 
 
 def test_updated_cannot_precede_date(home):

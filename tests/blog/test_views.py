@@ -8,6 +8,7 @@ from django.urls import reverse
 from wagtail.models import Page
 from wagtail.rich_text import RichText
 
+from blog.models import PostPage
 from blog.seo import PageSitemap
 from tests.factories import PostPageFactory, SeriesPageFactory
 
@@ -147,6 +148,33 @@ def test_tag_page_lists_its_posts_newest_first(client, site):
     assert "2 篇文章" in html
     assert html.index("FlashAttention 笔记") < html.index("旧文章")
     assert "csapp-7-链接" not in html
+
+
+def test_tag_page_and_feed_follow_a_post_to_its_new_date(
+    client, site, django_capture_on_commit_callbacks
+):
+    def order(url):
+        text = client.get(url).content.decode()
+        return text.index("旧文章") < text.index("FlashAttention 笔记")
+
+    old = PostPage.objects.get(pk=site["old"].pk)
+    old.date = old.updated = datetime.date(2026, 10, 1)
+    # A draft's date is not the post's yet: the tag's page keeps its order.
+    old.save_revision()
+    assert not order("/tags/cuda/")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        old.save_revision().publish()
+    assert order("/tags/cuda/")
+    assert order("/tags/cuda/feed/")
+
+    # Saved without a revision and without touching its tags, as a script would.
+    old = PostPage.objects.get(pk=old.pk)
+    old.date = old.updated = datetime.date(2020, 1, 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        old.save()
+    assert not order("/tags/cuda/")
+    assert not order("/tags/cuda/feed/")
 
 
 def test_tags_are_case_insensitive(site):
