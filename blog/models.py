@@ -11,7 +11,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Count, OuterRef, Q
-from django.db.models.functions import Cast, ExtractYear, Length, Substr
+from django.db.models.functions import MD5, Cast, ExtractYear, Length, Substr
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -156,21 +156,27 @@ class PostPageQuerySet(PageQuerySet):
         """
         return readable(self.live())
 
-    def with_stored_body(self):
-        """Load the body as the text the database holds, not as blocks.
+    def with_body_digest(self):
+        """Defer the body; read a digest of the text the database holds for it.
 
-        What the body renders to is kept in the render cache under that text
-        (``PostPage.body_digest``); the body itself is loaded if a render needs it.
+        What the body renders to is kept in the render cache under that digest
+        (``PostPage.body_digest``); the body itself is loaded only if a render
+        needs it. The database hashes it: a post's JSON is tens or hundreds of
+        kilobytes, which would otherwise be sent over and hashed here.
         """
-        return self.defer("body").annotate(stored_body=Cast("body", models.TextField()))
+        return self.defer("body").annotate(
+            stored_body_digest=MD5(Cast("body", models.TextField()))
+        )
 
     def for_feed(self, order=NEWEST_FIRST):
-        """Return public live posts for a feed, newest first, bodies as stored.
+        """Return public live posts for a feed, newest first, as few columns as cards.
 
         ``order`` is newest first too, told in the columns of an index the
         posts' filter can read in order (``TAGGED_ORDER`` for a tag's posts).
+        A feed entry's content is kept in the render cache under the body's
+        digest; ``PostPage.feed_contents`` loads the posts it has to render.
         """
-        return self.visible().with_stored_body().order_by(*order)
+        return self.visible().for_listing().with_body_digest().order_by(*order)
 
     def recently_updated(self):
         """Return public live posts, most recently updated first (no bodies)."""
@@ -229,7 +235,7 @@ class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         if page is None:
             raise Http404
         if issubclass(page.specific_class, PostPage):
-            page = PostPage.objects.with_stored_body().get(pk=page.pk)
+            page = PostPage.objects.with_body_digest().get(pk=page.pk)
         else:
             page = page.specific
         remaining = path_components[page.depth - self.depth :]
@@ -379,18 +385,16 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         """Return a digest of the body's content, for cache keys of what it renders.
 
         One string is hashed far quicker than hundreds of blocks are walked.
-        A post loaded ``with_stored_body()`` has the text the database holds,
-        and its body is never decoded while its renders are in the cache.
+        A post loaded ``with_body_digest()`` has the digest of the text the
+        database holds, and its body is never loaded while its renders are in
+        the cache.
         """
-        if "body" not in self.__dict__ and self.__dict__.get("stored_body"):
-            text = self.stored_body
-        else:
-            text = json.dumps(
-                list(self.body.raw_data),
-                ensure_ascii=False,
-                sort_keys=True,
-                default=repr,
-            )
+        stored = self.__dict__.get("stored_body_digest")
+        if stored and "body" not in self.__dict__:
+            return stored
+        text = json.dumps(
+            list(self.body.raw_data), ensure_ascii=False, sort_keys=True, default=repr
+        )
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def rendered(self, request=None):
@@ -443,14 +447,23 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
             ]
 
         def render(indexes):
-            return [render_one(posts[i], urls[i]) for i in indexes]
+            # The posts come with a card's columns (for_feed): load whole the
+            # ones to render, in one query. One deleted meanwhile gets no
+            # content, and none is kept for it.
+            pks = [posts[i].pk for i in indexes]
+            whole = PostPage.objects.filter(pk__in=pks).in_bulk()
+            return [
+                render_one(whole[pk], urls[i]) if pk in whole else None
+                for pk, i in zip(pks, indexes, strict=True)
+            ]
 
         def render_one(post, url):
             context = {"page": post, "request": request, "feed": True, "page_url": url}
             html = str(post.body.render_as_block(context=context))
             return as_character_data(absolutize_urls(html, url))
 
-        return kept_many(len(posts), keys, render, BODY_CACHE_SECONDS)
+        contents = kept_many(len(posts), keys, render, BODY_CACHE_SECONDS)
+        return [content or "" for content in contents]
 
     @classmethod
     def tag_names(cls, posts) -> dict[int, list[str]]:

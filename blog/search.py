@@ -521,7 +521,7 @@ def _body_texts(posts) -> dict[int, str]:
         return [make_key(_BODY_TEXT_KEY, post.body_digest()) for post in posts]
 
     def texts(indexes):
-        # Posts come without their body (with_stored_body): load the ones to do.
+        # Posts come without their body (with_body_digest): load the ones to do.
         pks = [posts[i].pk for i in indexes]
         bodies = PostPage.objects.filter(pk__in=pks).only("body").in_bulk()
         # A post deleted meanwhile has no text, and none is kept for its body.
@@ -542,7 +542,7 @@ def hits_for(ids: Sequence[int], query: str) -> list[Hit]:
     pattern = _highlight_re(query, tokens)
     posts = (
         PostPage.objects.filter(pk__in=list(ids))
-        .with_stored_body()
+        .with_body_digest()
         .prefetch_related(PostTag.prefetch())
     )
     by_id = {post.pk: post for post in posts}

@@ -293,6 +293,36 @@ def test_feed_query_count_does_not_grow_with_posts(client, home, url):
     assert few <= 10, f"{url} runs {few} queries"
 
 
+def test_a_feed_rendered_afresh_loads_its_posts_bodies_in_one_query(client, home):
+    cuda = SeriesPageFactory(parent=home, slug="cuda", ordering="newest")
+
+    def make(numbers):
+        for n in numbers:
+            PostPageFactory(
+                parent=cuda,
+                title=f"文章 {n}",
+                date=datetime.date(2025, 1, 1) + datetime.timedelta(days=n),
+                body__0__paragraph__value=RichText(f"<p>第 {n} 篇的正文</p>"),
+            )
+
+    def cold_count(posts):
+        caches["renders"].clear()
+        with CaptureQueriesContext(connection) as captured:
+            feed = parse(client.get("/feed/"))
+        assert len(entries(feed)) == posts
+        return len(captured), feed
+
+    make(range(3))
+    client.get("/feed/")  # content types, site root paths
+    few, _ = cold_count(3)
+    make(range(100, 117))
+    many, feed = cold_count(20)
+    assert many == few, f"{few} queries to render 3 entries, {many} to render 20"
+    # Each entry has its own post's body.
+    for n in (0, 2, 100, 116):
+        assert f"第 {n} 篇的正文" in content(feed, f"文章 {n}")
+
+
 def test_render_math_mathml_output_has_no_katex_html():
     page = render_math(r"\frac{a}{b}")
     feed = render_math(r"\frac{a}{b}", output="mathml")
