@@ -24,17 +24,14 @@ class BlogConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from django.core.signals import request_finished
         from wagtail.signals import page_published
 
         from blog import invalidation
-        from blog.memory import give_back_memory
         from blog.models import PostPage
         from blog.rendering.cache import set_store
         from blog.search import reindex_published_post
 
         set_store(DjangoRenderStore())
-        request_finished.connect(give_back_memory, dispatch_uid="give_back_memory")
         invalidation.connect()
         page_published.connect(
             reindex_published_post, sender=PostPage, dispatch_uid="search"
