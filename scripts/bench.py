@@ -19,8 +19,11 @@ feed, sitemap):
 
 Also: the workers' memory (VmRSS) after the load, the time `import_markdown`
 takes for 200 Markdown posts of ~10k characters (once per database, into the
-largest site, after its other measurements), and the render time of the
-largest size against the smallest. gunicorn runs the production settings with
+largest site, after the other measurements), and the render time of the
+largest size against the smallest: both sites served at once and their pages
+asked in turns, one request each, so that a busy spell on a shared machine
+slows both alike (timed minutes apart, a size would take the blame for it).
+gunicorn runs the production settings with
 2 sync workers on a free port of 127.0.0.1, after `collectstatic`; the page
 cache and the render cache live in diskcache folders under .bench/ (REDIS_URL
 is not used).
@@ -49,8 +52,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +68,7 @@ from scripts.bench.load import (  # noqa: E402
     fetch,
     page_weight,
     server_times,
+    times_in_turns,
     warm_up,
     wrk,
     wrk_path,
@@ -239,8 +244,22 @@ class Phases:
         self.seconds[name] = round(time.perf_counter() - started, 1)
 
 
-def bench_run(kind: str, size: int, args: argparse.Namespace) -> dict:
-    """Build one site and measure it; return its figures."""
+class Site(NamedTuple):
+    """A built bench site: its production environment, page cache on and off."""
+
+    env: dict[str, str]
+    render_env: dict[str, str]
+    folder: Path
+
+
+def bench_run(
+    kind: str, size: int, args: argparse.Namespace, stack: ExitStack
+) -> tuple[dict, Site]:
+    """Build one site and measure it; return its figures, and the site.
+
+    Its database lives as long as `stack`, so that it can be compared with
+    the other sizes and imported into afterwards.
+    """
     folder = BENCH / f"{kind}-{size}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -248,58 +267,125 @@ def bench_run(kind: str, size: int, args: argparse.Namespace) -> dict:
     phase = Phases()
     manifest_path = folder / "site.json"
     pages_path = folder / "pages.json"
-    with bench_database(kind, size, folder, args.postgres_url) as url:
-        env = bench_env(url, folder)
-        with phase("migrate"):
-            step("migrate", [PYTHON, "manage.py", "migrate", "--noinput"], env, folder)
-        with phase("generate"):
-            argv = [PYTHON, str(SITE), "generate", f"--posts={size}"]
-            argv += [f"--seed={args.seed}", f"--manifest={manifest_path}"]
-            sys.stdout.write(step("generate", argv, env, folder))
-        with phase("inspect"):
-            argv = [PYTHON, str(SITE), "inspect", f"--manifest={manifest_path}"]
-            argv += [f"--html-dir={STATIC_BENCH}", f"--out={pages_path}"]
-            inspect_env = bench_env(url, folder, PAGE_CACHE_SECONDS="0")
-            sys.stdout.write(step("inspect", argv, inspect_env, folder))
-        pages = json.loads(pages_path.read_text())
-        rss = {}
-        say("  render times, page cache off …")
-        render_env = bench_env(url, folder, PAGE_CACHE_SECONDS="0")
-        with (
-            phase("render"),
-            Gunicorn(render_env, folder, name="render", workers=args.workers) as server,
-        ):
-            for page in pages.values():
-                measure_render(server, page, args)
-            rss["render"] = server.worker_rss_mb()
-        say("  throughput, page cache on, and the static floor …")
-        shutil.rmtree(folder / "pagecache", ignore_errors=True)
-        with (
-            phase("load"),
-            Gunicorn(env, folder, name="cached", workers=args.workers) as server,
-        ):
-            for page in pages.values():
-                measure_throughput(server, page, args)
-            rss["cached"] = server.worker_rss_mb()
-        imported = None
-        # Once per database, into its largest site: the import's hardest case.
-        if args.import_posts and size == max(args.sizes):
-            say(f"  import_markdown, {args.import_posts} posts …")
-            with phase("import"):
-                imported = import_markdown(env, folder, args)
+    url = stack.enter_context(bench_database(kind, size, folder, args.postgres_url))
+    site = Site(
+        env=bench_env(url, folder),
+        render_env=bench_env(url, folder, PAGE_CACHE_SECONDS="0"),
+        folder=folder,
+    )
+    with phase("migrate"):
+        argv = [PYTHON, "manage.py", "migrate", "--noinput"]
+        step("migrate", argv, site.env, folder)
+    with phase("generate"):
+        argv = [PYTHON, str(SITE), "generate", f"--posts={size}"]
+        argv += [f"--seed={args.seed}", f"--manifest={manifest_path}"]
+        sys.stdout.write(step("generate", argv, site.env, folder))
+    with phase("inspect"):
+        argv = [PYTHON, str(SITE), "inspect", f"--manifest={manifest_path}"]
+        argv += [f"--html-dir={STATIC_BENCH}", f"--out={pages_path}"]
+        sys.stdout.write(step("inspect", argv, site.render_env, folder))
+    pages = json.loads(pages_path.read_text())
+    rss = {}
+    say("  render times, page cache off …")
+    with (
+        phase("render"),
+        Gunicorn(
+            site.render_env, folder, name="render", workers=args.workers
+        ) as server,
+    ):
+        for page in pages.values():
+            measure_render(server, page, args)
+        rss["render"] = server.worker_rss_mb()
+    say("  throughput, page cache on, and the static floor …")
+    shutil.rmtree(folder / "pagecache", ignore_errors=True)
+    with (
+        phase("load"),
+        Gunicorn(site.env, folder, name="cached", workers=args.workers) as server,
+    ):
+        for page in pages.values():
+            measure_throughput(server, page, args)
+        rss["cached"] = server.worker_rss_mb()
     run = {
         "database": kind,
         "posts": size,
         "phases_seconds": phase.seconds,
         "pages": pages,
         "worker_rss_mb": rss,
-        "import": imported,
+        "import": None,
     }
     say(
         "  done in "
         + ", ".join(f"{name} {s:.0f} s" for name, s in phase.seconds.items())
     )
-    return run
+    return run, site
+
+
+def bench_database_sizes(kind: str, args: argparse.Namespace) -> tuple[list, dict]:
+    """Measure every size on one database; compare the extremes; import into the largest.
+
+    Return the runs, and the comparison (None with a single size).
+    """
+    with ExitStack() as stack:
+        built = [bench_run(kind, size, args, stack) for size in args.sizes]
+        comparison = None
+        if len(built) > 1:
+            comparison = compare_sizes(kind, built[0], built[-1], args)
+        # Once per database, into its largest site: the import's hardest case.
+        if args.import_posts:
+            run, site = built[-1]
+            say(f"\n== {kind}, import_markdown of {args.import_posts} posts …")
+            started = time.perf_counter()
+            run["import"] = import_markdown(site.env, site.folder, args)
+            run["phases_seconds"]["import"] = round(time.perf_counter() - started, 1)
+    return [run for run, _ in built], comparison
+
+
+def compare_sizes(
+    kind: str, small: tuple[dict, Site], large: tuple[dict, Site], args
+) -> dict:
+    """Time each page of the smallest and the largest site in turns; return the ratios.
+
+    Both sites are served at once (page cache off, render cache warm), and
+    their pages are requested alternately, one request each, so that the two
+    sizes share the machine's load alike: timed minutes apart, as the
+    per-size tables are, a busy spell on a shared host reads as a slower site.
+    """
+    (small_run, small_site), (large_run, large_site) = small, large
+    say(
+        f"\n== {kind}, {small_run['posts']} and {large_run['posts']} posts "
+        "in turns, page cache off …"
+    )
+    pages = {}
+    with (
+        Gunicorn(
+            small_site.render_env, small_site.folder, name="turns", workers=args.workers
+        ) as one,
+        Gunicorn(
+            large_site.render_env, large_site.folder, name="turns", workers=args.workers
+        ) as other,
+    ):
+        for name, page in large_run["pages"].items():
+            if name not in small_run["pages"]:
+                continue
+            targets = [
+                (one, one.url + small_run["pages"][name]["url"]),
+                (other, other.url + page["url"]),
+            ]
+            for _, url in targets:
+                warm_up(url, parallel=2 * args.workers, budget=args.duration)
+            small_ms, large_ms = times_in_turns(targets, 2 * args.duration)
+            pages[name] = {
+                "small_ms": small_ms,
+                "large_ms": large_ms,
+                "ratio": round(large_ms["p50"] / max(small_ms["p50"], 0.1), 2),
+            }
+    return {
+        "database": kind,
+        "small": small_run["posts"],
+        "large": large_run["posts"],
+        "render_ms": pages,
+        "render_p50_ratio": {name: page["ratio"] for name, page in pages.items()},
+    }
 
 
 def measure_render(server: Gunicorn, page: dict, args: argparse.Namespace) -> None:
@@ -362,35 +448,6 @@ def import_markdown(
         "seconds": round(seconds, 1),
         "posts_per_second": round(args.import_posts / seconds, 1),
     }
-
-
-def scaling(runs: list[dict]) -> list[dict]:
-    """Return, per database, the largest size's render p50 over the smallest's."""
-    out = []
-    for kind in dict.fromkeys(run["database"] for run in runs):
-        mine = sorted(
-            (r for r in runs if r["database"] == kind), key=lambda r: r["posts"]
-        )
-        if len(mine) < 2:
-            continue
-        small, large = mine[0], mine[-1]
-        ratios = {
-            name: round(
-                page["render_ms"]["p50"]
-                / max(small["pages"][name]["render_ms"]["p50"], 0.1),
-                2,
-            )
-            for name, page in large["pages"].items()
-        }
-        out.append(
-            {
-                "database": kind,
-                "small": small["posts"],
-                "large": large["posts"],
-                "render_p50_ratio": ratios,
-            }
-        )
-    return out
 
 
 def targets(
@@ -489,9 +546,6 @@ def targets(
 
 
 def print_report(results: dict) -> None:
-    ratios = {
-        (s["database"], s["large"]): s["render_p50_ratio"] for s in results["scaling"]
-    }
     columns = (
         ("page", 10, "<"),
         ("queries", 7, ">"),
@@ -502,13 +556,11 @@ def print_report(results: dict) -> None:
         ("ratio", 5, ">"),
         ("page br", 8, ">"),
         ("css+js br", 9, ">"),
-        ("p50 vs small", 12, ">"),
     )
     header = "  ".join(f"{title:{align}{width}}" for title, width, align in columns)
     for run in results["runs"]:
         say(f"\n{run['database']} · {run['posts']:,} posts")
         say(header)
-        scale = ratios.get((run["database"], run["posts"]), {})
         for name, page in run["pages"].items():
             cells = (
                 name,
@@ -520,7 +572,6 @@ def print_report(results: dict) -> None:
                 f"{page['ratio']:.2f}",
                 kib(page["weight"]["html_bytes"]),
                 kib(page["weight"]["assets_bytes"]),
-                f"{scale[name]:.2f}x" if name in scale else "",
             )
             say(
                 "  ".join(
@@ -555,12 +606,26 @@ def print_report(results: dict) -> None:
         ]
         for warning in warnings:
             say(f"warning: {warning}")
+    for comparison in results["scaling"]:
+        print_comparison(comparison)
     say("\nTargets")
     for target in results["targets"]:
         say(f"  {target['status']}  {target['target']}")
         for failure in target["failures"]:
             say(f"          {failure}")
     say(f"\nResults: {RESULTS.relative_to(ROOT)}")
+
+
+def print_comparison(comparison: dict) -> None:
+    """Print the render p50 of both sizes timed in turns, and their ratio."""
+    small, large = f"{comparison['small']:,}", f"{comparison['large']:,}"
+    say(f"\n{comparison['database']} · {small} and {large} posts in turns")
+    say(f"{'page':<12}  {small + ' p50':>12}  {large + ' p50':>12}  {'ratio':>6}")
+    for name, page in comparison["render_ms"].items():
+        say(
+            f"{name:<12}  {page['small_ms']['p50']:>12.1f}  "
+            f"{page['large_ms']['p50']:>12.1f}  {page['ratio']:>5.2f}x"
+        )
 
 
 def kib(size: int) -> str:
@@ -594,6 +659,7 @@ def main() -> int:
             key: value for key, value in vars(args).items() if key != "postgres_url"
         },
         "runs": [],
+        "scaling": [],
     }
     try:
         ensure_wrk()
@@ -607,8 +673,10 @@ def main() -> int:
             BENCH,
         )
         for kind in args.databases:
-            for size in args.sizes:
-                results["runs"].append(bench_run(kind, size, args))
+            runs, comparison = bench_database_sizes(kind, args)
+            results["runs"] += runs
+            if comparison:
+                results["scaling"].append(comparison)
     # BenchError, and what the servers and wrk raise when they fail.
     except (RuntimeError, OSError, subprocess.SubprocessError) as error:
         say(f"\nThe benchmark could not run: {error}")
@@ -618,7 +686,6 @@ def main() -> int:
         return 130
     finally:
         shutil.rmtree(STATIC_BENCH, ignore_errors=True)
-    results["scaling"] = scaling(results["runs"])
     results["targets"] = targets(results["runs"], results["scaling"], args)
     results["finished"] = (
         datetime.datetime.now().astimezone().isoformat(timespec="seconds")

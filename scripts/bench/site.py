@@ -306,7 +306,20 @@ class Generator:
             if "/" in key:
                 under[key.split("/")[0]].append(item)
         section = content.SECTIONS[0][0]
-        series = next(f"{s}/{slug}" for slug, _, s in content.SERIES if s == section)
+        # The section's first series with a post (a small site may leave some empty).
+        series = next(
+            (
+                key
+                for slug, _, s in content.SERIES
+                if s == section and under[key := f"{s}/{slug}"]
+            ),
+            None,
+        )
+        if series is None:
+            raise SystemExit(
+                f"{self.total} posts left every series of /{section}/ empty: "
+                "ask for more posts"
+            )
         tag = "cuda"
         tagged = [item for item in ordered if tag in item[1].tags]
         tag_counts = Counter(name for _, spec, _ in ordered for name in spec.tags)
@@ -371,7 +384,7 @@ class Generator:
                 "sitemap_file": {
                     "url": "/sitemap-pages.xml",
                     "expect": ["<loc>http://"],
-                    "expect_counts": {"<url>": 200},
+                    "expect_counts": {"<url>": min(200, len(ordered))},
                 },
             },
         }
