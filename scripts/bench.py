@@ -11,7 +11,9 @@ feed, sitemap):
 - queries: SQL queries of one request (Django's test client, in-process,
   after a warm-up);
 - render p50/p95: gunicorn's own time per request, one at a time, with the
-  page cache off (PAGE_CACHE_SECONDS=0) and the render cache warm;
+  page cache off (PAGE_CACHE_SECONDS=0) and the render cache warm, each page
+  asked repeatedly (the target); and "mixed p50", the same with every page
+  type asked in turns, as real traffic comes (slower: see measure_render);
 - cached rps: wrk against gunicorn with the page cache on, after a warm-up;
 - static rps: wrk against the same bytes served as a static file by the same
   gunicorn (WhiteNoise, Brotli): the floor; ratio = cached rps / static rps;
@@ -67,7 +69,6 @@ from scripts.bench.load import (  # noqa: E402
     expect_ok,
     fetch,
     page_weight,
-    server_times,
     times_in_turns,
     warm_up,
     wrk,
@@ -293,8 +294,7 @@ def bench_run(
             site.render_env, folder, name="render", workers=args.workers
         ) as server,
     ):
-        for page in pages.values():
-            measure_render(server, page, args)
+        measure_render(server, pages, args)
         rss["render"] = server.worker_rss_mb()
     say("  throughput, page cache on, and the static floor …")
     shutil.rmtree(folder / "pagecache", ignore_errors=True)
@@ -388,11 +388,22 @@ def compare_sizes(
     }
 
 
-def measure_render(server: Gunicorn, page: dict, args: argparse.Namespace) -> None:
-    """Time the page's renders (page cache off) once every worker has rendered it."""
-    url = server.url + page["url"]
-    warm_up(url, parallel=2 * args.workers, budget=args.duration)
-    page["render_ms"] = server_times(server, url, args.duration)
+def measure_render(server: Gunicorn, pages: dict, args: argparse.Namespace) -> None:
+    """Time the pages' renders (page cache off) once every worker has them.
+
+    Each page for `args.duration` s on its own ("render_ms", what the target
+    reads), then all of them in turns for as long ("mixed_ms"): a worker that
+    serves a different page each time is slower, its processor's caches
+    holding another page's code and data.
+    """
+    urls = [server.url + page["url"] for page in pages.values()]
+    for url in urls:
+        warm_up(url, parallel=2 * args.workers, budget=args.duration)
+    for page, url in zip(pages.values(), urls, strict=True):
+        page["render_ms"] = times_in_turns([(server, url)], args.duration)[0]
+    mixed = times_in_turns([(server, url) for url in urls], args.duration * len(urls))
+    for page, times in zip(pages.values(), mixed, strict=True):
+        page["mixed_ms"] = times
 
 
 def measure_throughput(server: Gunicorn, page: dict, args: argparse.Namespace) -> None:
@@ -551,6 +562,7 @@ def print_report(results: dict) -> None:
         ("queries", 7, ">"),
         ("p50 ms", 7, ">"),
         ("p95 ms", 7, ">"),
+        ("mixed p50", 9, ">"),
         ("cached rps", 10, ">"),
         ("static rps", 10, ">"),
         ("ratio", 5, ">"),
@@ -567,6 +579,7 @@ def print_report(results: dict) -> None:
                 page["queries"],
                 f"{page['render_ms']['p50']:.1f}",
                 f"{page['render_ms']['p95']:.1f}",
+                f"{page['mixed_ms']['p50']:.1f}",
                 f"{page['cached']['rps']:.0f}",
                 f"{page['static']['rps']:.0f}",
                 f"{page['ratio']:.2f}",

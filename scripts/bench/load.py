@@ -25,9 +25,10 @@ from scripts.bench.server import Gunicorn
 
 ACCEPT_ENCODING = "gzip, deflate, br"
 HEADERS = {"Accept-Encoding": ACCEPT_ENCODING}
-# A slow page is timed this many times however long it takes.
-MIN_TIMED = 3
-MAX_TIMED = 2000
+# Rounds of timed requests: at least this many, however long they take,
+MIN_ROUNDS = 3
+# and at most this many.
+MAX_ROUNDS = 2000
 
 
 @dataclass
@@ -74,52 +75,42 @@ def warm_up(url: str, *, parallel: int, budget: float, rounds: int = 3) -> None:
             list(pool.map(expect_ok, [url] * parallel))
 
 
-def server_times(server: Gunicorn, url: str, duration: float) -> dict[str, float]:
-    """Request `url` one at a time for `duration` s; return the server's p50/p95 (ms).
-
-    The times are gunicorn's own (request in to response out, in the worker),
-    read back from its access log, so the client's overhead is not in them.
-    """
-    offset = server.access_log_offset()
-    deadline = time.monotonic() + duration
-    sent = 0
-    while sent < MAX_TIMED and (sent < MIN_TIMED or time.monotonic() < deadline):
-        expect_ok(url)
-        sent += 1
-    return summary(logged_times(server, offset, sent), sent)
-
-
 def times_in_turns(
     targets: list[tuple[Gunicorn, str]], duration: float
 ) -> list[dict[str, float]]:
     """Request each (server, url) in turn, one at a time, for `duration` s in all.
 
-    Return each one's p50/p95 (ms), as `server_times` does. Taking turns
-    request by request gives every target the same share of whatever else the
-    machine is doing, so their times can be compared with each other.
+    Return each one's p50/p95 (ms): gunicorn's own times (request in to
+    response out, in the worker), read back from its access log, so the
+    client's overhead is not in them. Taking turns request by request spreads
+    whatever else the machine does over every target alike: a busy spell
+    raises every target's times a little, not one target's a lot, and targets
+    timed together can be compared with each other.
     """
-    offsets = [server.access_log_offset() for server, _ in targets]
+    offsets = {id(server): server.access_log_offset() for server, _ in targets}
     deadline = time.monotonic() + duration
-    sent = 0
-    while sent < MAX_TIMED and (sent < MIN_TIMED or time.monotonic() < deadline):
+    rounds = 0
+    while rounds < MAX_ROUNDS and (rounds < MIN_ROUNDS or time.monotonic() < deadline):
         for _, url in targets:
             expect_ok(url)
-        sent += 1
+        rounds += 1
     return [
-        summary(logged_times(server, offset, sent), sent)
-        for (server, _), offset in zip(targets, offsets, strict=True)
+        summary(logged_times(server, offsets[id(server)], url, rounds), rounds)
+        for server, url in targets
     ]
 
 
-def logged_times(server: Gunicorn, offset: int, sent: int) -> list[float]:
-    """Return the durations (ms) of the `sent` requests logged after `offset`."""
+def logged_times(server: Gunicorn, offset: int, url: str, sent: int) -> list[float]:
+    """Return the durations (ms) of the `sent` requests for `url` logged after `offset`."""
+    parts = urlsplit(url)
+    target = parts.path + (f"?{parts.query}" if parts.query else "")
     times = []
     for _ in range(50):  # gunicorn writes the last lines a moment after answering
-        times = server.durations_ms(offset)
+        times = server.durations_ms(offset, target)
         if len(times) >= sent:
             return times
         time.sleep(0.05)
-    raise RuntimeError(f"{server.url}: {sent} requests but {len(times)} logged")
+    raise RuntimeError(f"{url}: {sent} requests but {len(times)} logged")
 
 
 def summary(times: list[float], sent: int) -> dict[str, float]:

@@ -19,8 +19,8 @@ from tests.e2e.server import free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = Path(sys.executable).with_name("gunicorn")
-# Status and request time (microseconds): what the timing reads back.
-ACCESS_LOG_FORMAT = "%(s)s %(D)s"
+# Status, request time (microseconds) and request line: what the timing reads back.
+ACCESS_LOG_FORMAT = "%(s)s %(D)s %(r)s"
 
 
 class Gunicorn:
@@ -132,12 +132,18 @@ class Gunicorn:
     def access_log_offset(self) -> int:
         return self.access_log.stat().st_size
 
-    def durations_ms(self, offset: int) -> list[float]:
-        """Return the durations (ms) of the 200 responses logged after `offset`."""
+    def durations_ms(self, offset: int, target: str) -> list[float]:
+        """Return the durations (ms) of the 200 responses to ``target`` logged after
+        ``offset``; ``target`` is a path with its query string, as requested."""
+        durations = []
         with self.access_log.open() as log:
             log.seek(offset)
-            rows = [line.split() for line in log if line.strip()]
-        return [int(micros) / 1000 for status, micros in rows if status == "200"]
+            for line in log:
+                status, micros, request = line.rstrip("\n").split(" ", 2)
+                # The request line: method, target, protocol.
+                if status == "200" and request.split(" ")[1] == target:
+                    durations.append(int(micros) / 1000)
+        return durations
 
     def stop(self) -> None:
         """Stop the master and, should any outlive it, its workers."""
