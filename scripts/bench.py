@@ -235,8 +235,8 @@ def bench_database(kind: str, size: int, folder: Path, admin_url: str) -> Iterat
 class Phases:
     """Wall-clock seconds of each phase of a run."""
 
-    def __init__(self):
-        self.seconds: dict[str, float] = {}
+    def __init__(self, seconds: dict[str, float] | None = None):
+        self.seconds: dict[str, float] = {} if seconds is None else seconds
 
     @contextmanager
     def __call__(self, name: str) -> Iterator[None]:
@@ -320,7 +320,9 @@ def bench_run(
     return run, site
 
 
-def bench_database_sizes(kind: str, args: argparse.Namespace) -> tuple[list, dict]:
+def bench_database_sizes(
+    kind: str, args: argparse.Namespace
+) -> tuple[list[dict], dict | None]:
     """Measure every size on one database; compare the extremes; import into the largest.
 
     Return the runs, and the comparison (None with a single size).
@@ -334,14 +336,16 @@ def bench_database_sizes(kind: str, args: argparse.Namespace) -> tuple[list, dic
         if args.import_posts:
             run, site = built[-1]
             say(f"\n== {kind}, import_markdown of {args.import_posts} posts …")
-            started = time.perf_counter()
-            run["import"] = import_markdown(site.env, site.folder, args)
-            run["phases_seconds"]["import"] = round(time.perf_counter() - started, 1)
+            with Phases(run["phases_seconds"])("import"):
+                run["import"] = import_markdown(site.env, site.folder, args)
     return [run for run, _ in built], comparison
 
 
 def compare_sizes(
-    kind: str, small: tuple[dict, Site], large: tuple[dict, Site], args
+    kind: str,
+    small: tuple[dict, Site],
+    large: tuple[dict, Site],
+    args: argparse.Namespace,
 ) -> dict:
     """Time each page of the smallest and the largest site in turns; return the ratios.
 
