@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 JOBS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install run serve test e2e audit bench soak lint format check migrate demo clean
+.PHONY: help install system run serve test e2e audit bench soak lint format check migrate demo clean
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -25,6 +25,9 @@ $(STAMP): $(PY) requirements.txt requirements-dev.txt package.json package-lock.
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install the pinned requirements and npm packages
+
+system: ## Install the Debian packages the page checks need (Chromium, CJK fonts, Java), if root
+	scripts/system-packages
 
 migrate: install ## Apply database migrations (SQLite unless DATABASE_URL is set)
 	$(PY) manage.py migrate --noinput
@@ -43,10 +46,10 @@ serve: install ## Serve with gunicorn and production settings (needs SECRET_KEY,
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	DJANGO_SETTINGS_MODULE=config.settings.production BIND=$(HOST):$(PORT) $(VENV)/bin/gunicorn -c config/gunicorn.py config.wsgi
 
-test: install ## Run the test suite (extra pytest options: PYTEST_ARGS="-m 'not e2e'")
+test: install system ## Run the test suite (extra pytest options: PYTEST_ARGS="-m 'not e2e'")
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
 
-e2e: install ## Browser, HTML-validity and accessibility checks only (Chromium, Java)
+e2e: install system ## Browser, HTML-validity and accessibility checks only (Chromium, Java)
 	$(PY) -m pytest tests/e2e tests/html
 
 audit: install ## Lighthouse scores of home and the longest math post (Chromium)
