@@ -28,7 +28,9 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TypeVar
 
 from django.conf import settings
@@ -81,11 +83,35 @@ def path_token_key(path: str) -> str:
     return f"pagecache:path:{_digest(path)}"
 
 
+# The tokens read during the current request, by key. A page reads the site's
+# token once for each figure it keeps (3 to 10 times) and its own path's more
+# than once: each read is a round trip to Redis or a query of diskcache's
+# SQLite. Kept for one request only (``PageCacheMiddleware``), so a purge made
+# elsewhere meanwhile is seen by the next request, as before; a purge this
+# request makes drops the tokens it purged (``_delete``).
+_read_tokens: ContextVar[dict[str, str] | None] = ContextVar(
+    "page_cache_tokens", default=None
+)
+
+
+@contextmanager
+def tokens_read_once() -> Iterator[None]:
+    """Read each token at most once until the block ends: the length of a request."""
+    reset = _read_tokens.set({})
+    try:
+        yield
+    finally:
+        _read_tokens.reset(reset)
+
+
 def _tokens(cache, keys: list[str]) -> list[str]:
     """Return the current token under each key, minting the missing ones."""
-    found = cache.get_many(keys)
-    tokens = []
-    for key in keys:
+    read = _read_tokens.get()
+    if read is None:
+        read = {}
+    unread = [key for key in dict.fromkeys(keys) if key not in read]
+    found = cache.get_many(unread) if unread else {}
+    for key in unread:
         token = found.get(key)
         if token is None:
             # add() keeps the first token two processes race to mint. A cache
@@ -93,8 +119,8 @@ def _tokens(cache, keys: list[str]) -> list[str]:
             # is stored under a key no later request asks for.
             cache.add(key, secrets.token_hex(8), timeout=None)
             token = cache.get(key) or secrets.token_hex(8)
-        tokens.append(token)
-    return tokens
+        read[key] = token
+    return [read[key] for key in keys]
 
 
 def site_paths(url_path: str, root_paths=None) -> list[str]:
@@ -266,6 +292,9 @@ def _purge_frontend(paths: list[str]) -> None:
 
 
 def _delete(keys: list[str]) -> None:
+    read = _read_tokens.get()
+    for key in keys if read else ():
+        read.pop(key, None)
     try:
         page_cache().delete_many(keys)
     except Exception:
@@ -321,13 +350,18 @@ class PageCacheMiddleware:
 
     Placed above compression and ConditionalGet, so it stores the compressed response
     with its ETag, and answers a conditional request for a cached page with 304
-    itself. A cache that fails (Redis down) is logged and bypassed.
+    itself. A cache that fails (Redis down) is logged and bypassed. Below it, each
+    token is read at most once per request (``tokens_read_once``), cached page or not.
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        with tokens_read_once():
+            return self.serve(request)
+
+    def serve(self, request):
         timeout = settings.PAGE_CACHE_SECONDS
         if timeout <= 0 or not self.is_cacheable_request(request) or purges_pending():
             return self.get_response(request)

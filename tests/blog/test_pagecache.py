@@ -24,7 +24,15 @@ from django.urls import reverse
 from django.utils import timezone
 from wagtail.models import Page, PageViewRestriction
 
-from blog.pagecache import page_cache, purges_pending
+from blog.pagecache import (
+    page_cache,
+    page_tokens,
+    purge_all,
+    purge_paths,
+    purges_pending,
+    site_token_key,
+    tokens_read_once,
+)
 from tests.blog.test_admin_features import PREVIEW_BODY, form_data
 from tests.factories import PostPageFactory, SeriesPageFactory
 
@@ -276,6 +284,49 @@ def test_listing_counts_are_kept_until_a_change_purges_them(
             "tag cuda": "3",
             "year": "5",
         }
+
+
+def test_a_request_reads_each_token_once_and_the_next_reads_them_again(
+    client, site, monkeypatch
+):
+    cache = page_cache()
+    asked = []
+    get_many = cache.get_many
+
+    def counted(keys, *args, **kwargs):
+        asked.extend(keys)
+        return get_many(keys, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "get_many", counted)
+    with override_settings(PAGE_CACHE_SECONDS=0):
+        # The home page keeps three figures and its body, each under the site's
+        # token: one read of it, one round trip to Redis.
+        client.get("/")
+        assert site_token_key() in asked
+        assert len(asked) == len(set(asked))
+
+        # Another server's purge, between two requests: the next one reads
+        # the new token and counts again.
+        assert counts(client)["series"] == "3"
+        PostPageFactory(parent=site["cute"], slug="unseen", tags=["cuda"])
+        assert counts(client)["series"] == "3"
+        cache.delete(site_token_key())
+        assert counts(client)["series"] == "4"
+
+
+def test_a_purge_made_during_a_request_is_seen_by_the_rest_of_it(
+    site, django_capture_on_commit_callbacks
+):
+    with tokens_read_once():
+        site_token, path_token = page_tokens(site["first"].url_path)
+        assert page_tokens(site["first"].url_path) == [site_token, path_token]
+        with django_capture_on_commit_callbacks(execute=True):
+            purge_paths(["/cuda/cute/first/"])
+        assert page_tokens(site["first"].url_path)[0] == site_token
+        assert page_tokens(site["first"].url_path)[1] != path_token
+        with django_capture_on_commit_callbacks(execute=True):
+            purge_all()
+        assert page_tokens(site["first"].url_path)[0] != site_token
 
 
 def test_search_results_are_kept_until_a_change_purges_them(
