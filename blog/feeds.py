@@ -3,8 +3,8 @@
 Each feed lists the latest posts by date with their whole body, rendered for
 feed readers (``{"feed": True}`` in the block context): math as MathML only,
 code with inline styles, the interactive figure as a link, no heading anchors,
-every URL absolute (``PostPage.feed_contents``, kept in the render cache,
-escaped already).
+every URL absolute (``PostPage.feed_entries``, kept in the render cache with
+the post's tags, escaped already).
 """
 
 import datetime
@@ -78,11 +78,9 @@ class PostFeed(Feed):
         posts = list(self.posts.for_feed(self.order)[:FEED_LENGTH])
         links = [post.get_url(self.request) for post in posts]
         urls = [self.request.build_absolute_uri(link) for link in links]
-        contents = PostPage.feed_contents(posts, self.request, urls)
-        tags = PostPage.tag_names(posts)
-        for post, link, content in zip(posts, links, contents, strict=True):
-            post.feed_link, post.feed_content = link, content
-            post.feed_tags = tags[post.pk]
+        entries = PostPage.feed_entries(posts, self.request, urls)
+        for post, link, entry in zip(posts, links, entries, strict=True):
+            post.feed_link, post.feed_entry = link, entry
         return posts
 
     def item_title(self, item):
@@ -110,10 +108,10 @@ class PostFeed(Feed):
         return as_datetime(max(item.updated, item.date))
 
     def item_categories(self, item):
-        return item.feed_tags
+        return item.feed_entry["tags"]
 
     def item_extra_kwargs(self, item):
-        return {"content": item.feed_content}
+        return {"content": item.feed_entry["content"]}
 
 
 def site_feed(request):

@@ -183,8 +183,12 @@ def _before_delete(sender, instance, **kwargs):
 
 
 def _on_post_tag_change(sender, instance, **kwargs):
-    # A post gained or lost a tag (saved when the post is published).
-    purge_paths(tag_paths([instance.tag]))
+    # A post gained or lost a tag (saved when the post is published, or
+    # straight): the tag's pages list it, and the post shows its tags on its
+    # page and in its feed entry, both kept under its path's token.
+    # The post is looked up, not followed: it may be going in the same delete.
+    posts = Page.objects.filter(pk=instance.content_object_id).only("url_path")
+    purge_paths(tag_paths([instance.tag]) | paths_of(posts))
 
 
 def _on_image_change(sender, instance, created=False, **kwargs):

@@ -174,7 +174,7 @@ class PostPageQuerySet(PageQuerySet):
         ``order`` is newest first too, told in the columns of an index the
         posts' filter can read in order (``TAGGED_ORDER`` for a tag's posts).
         A feed entry's content is kept in the render cache under the body's
-        digest; ``PostPage.feed_contents`` loads the posts it has to render.
+        digest; ``PostPage.feed_entries`` loads the posts it has to render.
         """
         return self.visible().for_listing().with_body_digest().order_by(*order)
 
@@ -430,13 +430,16 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         return kept(key, render, BODY_CACHE_SECONDS)
 
     @classmethod
-    def feed_contents(cls, posts, request, urls) -> list[str]:
-        """Return each post's body for feed readers, as escaped XML character data.
+    def feed_entries(cls, posts, request, urls) -> list[dict]:
+        """Return each post's feed entry: ``content`` and the names of its ``tags``.
 
-        Rendered with ``{"feed": True}`` in the block context: math as MathML
-        only, code with inline styles, the interactive figure as a link, no
-        heading anchors, every URL absolute against the post's in ``urls``.
-        Kept in the render cache like ``rendered()``, all read in one call.
+        The content is the body for feed readers, as escaped XML character
+        data, rendered with ``{"feed": True}`` in the block context: math as
+        MathML only, code with inline styles, the interactive figure as a link,
+        no heading anchors, every URL absolute against the post's in ``urls``.
+        Kept in the render cache like ``rendered()``, all read in one call; the
+        tags with it, since retagging a post publishes it and renaming a tag
+        purges every page, and either drops the entry.
         """
 
         def keys():
@@ -446,24 +449,27 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
                 for post, token, url in zip(posts, tokens, urls, strict=True)
             ]
 
-        def render(indexes):
+        def make(indexes):
             # The posts come with a card's columns (for_feed): load whole the
             # ones to render, in one query. One deleted meanwhile gets no
-            # content, and none is kept for it.
+            # entry, and none is kept for it.
             pks = [posts[i].pk for i in indexes]
             whole = PostPage.objects.filter(pk__in=pks).in_bulk()
+            tags = cls.tag_names(whole.values())
             return [
-                render_one(whole[pk], urls[i]) if pk in whole else None
+                {"content": render(whole[pk], urls[i]), "tags": tags[pk]}
+                if pk in whole
+                else None
                 for pk, i in zip(pks, indexes, strict=True)
             ]
 
-        def render_one(post, url):
+        def render(post, url):
             context = {"page": post, "request": request, "feed": True, "page_url": url}
             html = str(post.body.render_as_block(context=context))
             return as_character_data(absolutize_urls(html, url))
 
-        contents = kept_many(len(posts), keys, render, BODY_CACHE_SECONDS)
-        return [content or "" for content in contents]
+        entries = kept_many(len(posts), keys, make, BODY_CACHE_SECONDS)
+        return [entry or {"content": "", "tags": []} for entry in entries]
 
     @classmethod
     def tag_names(cls, posts) -> dict[int, list[str]]:

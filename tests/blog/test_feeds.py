@@ -10,10 +10,12 @@ import wagtail_factories
 from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from taggit.models import Tag
 from wagtail.embeds.blocks import EmbedValue
 from wagtail.rich_text import RichText
 
 from blog.feeds import FEED_LENGTH
+from blog.models import PostTag
 from blog.rendering import highlight, render_markdown, render_math
 from blog.rendering.feed import absolutize_urls
 from tests.factories import PostPageFactory, SeriesPageFactory
@@ -117,6 +119,51 @@ def test_site_feed_lists_posts_newest_first_with_ids_dates_and_links(client, sit
     assert flash.findtext(f"{ATOM}summary") == "IO 感知的注意力 &lt;tiled&gt;。"
     categories = [c.get("term") for c in flash.findall(f"{ATOM}category")]
     assert categories == ["attention", "cuda"]  # as the post page lists them
+
+
+def categories_of(feed, title):
+    for entry in entries(feed):
+        if entry.findtext(f"{ATOM}title") == title:
+            return [c.get("term") for c in entry.findall(f"{ATOM}category")]
+    raise AssertionError(f"no entry {title!r}")
+
+
+def test_an_entry_shows_its_post_s_tags_as_they_change(
+    client, site, django_capture_on_commit_callbacks
+):
+    flash = site["flash"]
+    assert categories_of(parse(client.get("/feed/")), flash.title) == [
+        "attention",
+        "cuda",
+    ]
+    # Retagged and published, as an editor does.
+    flash.tags.add("triton")
+    with django_capture_on_commit_callbacks(execute=True):
+        flash.save_revision().publish()
+    assert categories_of(parse(client.get("/feed/")), flash.title) == [
+        "attention",
+        "cuda",
+        "triton",
+    ]
+    # A tag row written straight, by a script: the entry follows it too, and
+    # so does the post's page.
+    assert 'href="/tags/cuda/"' in client.get(flash.url).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        PostTag.objects.filter(content_object=flash, tag__name="cuda").delete()
+    assert categories_of(parse(client.get("/feed/")), flash.title) == [
+        "attention",
+        "triton",
+    ]
+    assert 'href="/tags/cuda/"' not in client.get(flash.url).content.decode()
+    # A renamed tag.
+    with django_capture_on_commit_callbacks(execute=True):
+        tag = Tag.objects.get(name="triton")
+        tag.name = "Triton"
+        tag.save()
+    assert categories_of(parse(client.get("/feed/")), flash.title) == [
+        "attention",
+        "Triton",
+    ]
 
 
 def test_feed_content_is_math_as_mathml_and_inline_styled_code(client, site):
