@@ -28,8 +28,8 @@ class BlogConfig(AppConfig):
 
         from blog import invalidation
         from blog.models import PostPage
-        from blog.rendering.cache import set_store
-        from blog.search import reindex_published_post
+        from rendering.cache import set_store
+        from search.engine import reindex_published_post
 
         set_store(DjangoRenderStore())
         invalidation.connect()

@@ -1,6 +1,6 @@
 """StreamField blocks for post bodies.
 
-Every block hands its template finished HTML from `blog.rendering`, whose
+Every block hands its template finished HTML from `rendering`, whose
 renderers escape their input; templates only place it.
 """
 
@@ -13,7 +13,7 @@ from wagtail.contrib.table_block.blocks import TableBlock as WagtailTableBlock
 from wagtail.embeds.blocks import EmbedBlock as WagtailEmbedBlock
 from wagtail.images.blocks import ImageChooserBlock
 
-from blog.rendering import (
+from rendering import (
     LANGUAGES,
     check_math,
     highlight,

@@ -1,7 +1,7 @@
 from django.conf import settings
 from wagtail.models import Site
 
-from blog.pagecache import remember_site
+from pagecache.cache import remember_site
 from series.models import LINK_COLUMNS, SeriesPage
 
 

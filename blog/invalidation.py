@@ -31,7 +31,7 @@ from wagtail.signals import (
 )
 
 from blog.models import ArchivePage, HomePage, PostPage, PostTag, TagIndexPage
-from blog.pagecache import purge_all, purge_paths, site_paths
+from pagecache.cache import purge_all, purge_paths, site_paths
 from series.models import SeriesPage
 
 
@@ -215,7 +215,7 @@ def _on_tag_change(sender, instance, created=False, **kwargs):
 def _on_site_wide_change(sender, instance, **kwargs):
     # A site (its host, name or home) or a view restriction: which pages are
     # served, where and to whom. Sites and view restrictions are kept between
-    # requests under the site's token (blog.sites, series.models).
+    # requests under the site's token (pagecache.sites, series.models).
     purge_all()
 
 

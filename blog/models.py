@@ -30,7 +30,8 @@ from wagtail.search import index
 from blog import reading
 from blog.blocks import PostBodyBlock, body_anchors, body_headings
 from blog.forms import PostPageForm
-from blog.pagecache import (
+from config.security import allow_figure_scripts, figure_script_sources
+from pagecache.cache import (
     kept,
     kept_many,
     page_tokens,
@@ -38,10 +39,9 @@ from blog.pagecache import (
     remember,
     remember_site,
 )
-from blog.rendering import render_inline_text
-from blog.rendering.cache import make_key
-from blog.rendering.feed import absolutize_urls, as_character_data
-from blog.security import allow_figure_scripts, figure_script_sources
+from rendering import render_inline_text
+from rendering.cache import make_key
+from rendering.feed import absolutize_urls, as_character_data
 from series.models import (
     LINK_COLUMNS,
     CountedPaginator,
@@ -80,7 +80,7 @@ def _with_body(response):
 def _place_body(response):
     """Put the rendered body's bytes where the post template left its mark.
 
-    And let the scripts of its figures run (blog/security.py).
+    And let the scripts of its figures run (config/security.py).
     """
     before, mark, after = response.content.partition(_BODY_MARK_BYTES)
     if mark:
@@ -220,7 +220,7 @@ class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         paths are unique in a site, so the page can be looked up directly. The
         page it finds routes the rest itself (a tag URL under /tags/, say).
         Home itself is looked up too: the site a request is served from keeps
-        its root page between requests (``blog.sites``), which must not serve
+        its root page between requests (``pagecache.sites``), which must not serve
         a home page older than the one published.
         """
         prefixes = [
@@ -315,7 +315,7 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
     ]
     settings_panels = Page.settings_panels + [FieldPanel("comments")]
     # Title, summary, body and tags go to the index as one pre-tokenised text
-    # (see blog/search.py), so SQLite and PostgreSQL see the same words.
+    # (see search/engine.py), so SQLite and PostgreSQL see the same words.
     search_fields = Page.search_fields + [
         index.SearchField("search_text"),
         index.FilterField("date"),
@@ -374,7 +374,7 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
 
     def search_text(self):
         """Return what search indexes: title, summary, body, code and tags, as tokens."""
-        from blog.search import body_text, index_text
+        from search.engine import body_text, index_text
 
         tags = " ".join(sorted(tag.name for tag in self.tags.all()))
         return index_text(

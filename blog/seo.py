@@ -21,8 +21,8 @@ from wagtail.models import Site
 
 from blog.invalidation import sitemap_paths
 from blog.models import HomePage, PostPage
-from blog.pagecache import remember_at
 from blog.social import social_image_url
+from pagecache.cache import remember_at
 from series.models import CountedPaginator, SeriesPage, readable
 
 DESCRIPTION_LENGTH = 160

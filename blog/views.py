@@ -5,7 +5,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.templatetags.static import static
 
-from blog.search import (
+from search.engine import (
     MAX_QUERY_LENGTH,
     MAX_RESULTS,
     RESULTS_PER_PAGE,

@@ -35,7 +35,7 @@ class ForgivingRedisCache(RedisCache):
     failing. After an error Redis is left alone for ``RETRY_AFTER`` seconds,
     so a request does not wait on a dozen refused connections. Reads and
     writes are forgiven; deletes are not: a purge that did not happen must not
-    pass unnoticed (``blog.pagecache`` logs it).
+    pass unnoticed (``pagecache.cache`` logs it).
     """
 
     RETRY_AFTER = 1.0

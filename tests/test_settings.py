@@ -81,8 +81,8 @@ def test_language_is_simplified_chinese_and_dates_read_naturally():
 RENDER_IN_A_NEW_PROCESS = """
 import django
 django.setup()
-from blog.rendering.cache import render_count
-from blog.rendering.math import render_math
+from rendering.cache import render_count
+from rendering.math import render_math
 html = render_math(r"\\int_0^1 x^2 \\, dx", display=True)
 print(render_count("katex"), 'class="katex-display"' in html)
 """

@@ -5,8 +5,8 @@ from django.db.models import prefetch_related_objects
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
-from blog.pagecache import remember_at
-from blog.rendering.cache import make_key
+from pagecache.cache import remember_at
+from rendering.cache import make_key
 
 register = template.Library()
 

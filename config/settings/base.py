@@ -26,6 +26,9 @@ def env_list(name: str, default: str = "") -> list[str]:
 INSTALLED_APPS = [
     "blog",
     "series",
+    "vault",
+    "search",
+    "pagecache",
     "wagtail.contrib.forms",
     "wagtail.contrib.frontend_cache",
     "wagtail.contrib.redirects",
@@ -57,30 +60,30 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Content-Security-Policy (CONTENT_SECURITY_POLICY below; blog/security.py)
+    # Content-Security-Policy (CONTENT_SECURITY_POLICY below; config/security.py)
     # and Permissions-Policy on every response, cached pages and files too.
-    "blog.security.SitePolicyMiddleware",
+    "config.security.SitePolicyMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     # /healthz, before anything that needs the database or a known host.
-    "blog.health.HealthCheckMiddleware",
+    "config.health.HealthCheckMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Anonymous readers get pages from the page cache (blog/pagecache.py) before
+    # Anonymous readers get pages from the page cache (pagecache/cache.py) before
     # anything below runs; on a miss it stores what compression and ConditionalGet
     # made.
-    "blog.pagecache.PageCacheMiddleware",
+    "pagecache.cache.PageCacheMiddleware",
     # 304 to a client whose copy is still current, by the tag compression gave.
     "django.middleware.http.ConditionalGetMiddleware",
     # Brotli for public pages, Django's gzip for the rest, and an ETag on each
-    # (blog/compression.py).
-    "blog.compression.CompressionMiddleware",
-    # The admin's own inline scripts, allowed by hash (blog/security.py).
-    "blog.security.AdminInlineScriptsMiddleware",
+    # (config/compression.py).
+    "config.compression.CompressionMiddleware",
+    # The admin's own inline scripts, allowed by hash (config/security.py).
+    "config.security.AdminInlineScriptsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
-    # The request's Wagtail site, kept between requests (blog/sites.py); below
+    # The request's Wagtail site, kept between requests (pagecache/sites.py); below
     # CommonMiddleware, which turns away hosts not in ALLOWED_HOSTS.
-    "blog.sites.SiteMiddleware",
+    "pagecache.sites.SiteMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -104,7 +107,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "login_locked.html"
 
 # Scripts only from this site's files: no page has an inline script, and a
-# post's sandboxed figures get their scripts' hashes added (blog/security.py).
+# post's sandboxed figures get their scripts' hashes added (config/security.py).
 # Styles may be inline: KaTeX and Pygments position and colour with them.
 # Images, video and embedded frames may come from elsewhere over HTTPS (media
 # on object storage, an author's video embed). No site may frame a page.
@@ -211,7 +214,7 @@ STORAGES = {
 }
 MEDIA_ROOT = BASE_DIR / "media"
 MEDIA_URL = "/media/"
-# A CDN or caching proxy in front, purged with the page cache (blog/pagecache.py):
+# A CDN or caching proxy in front, purged with the page cache (pagecache/cache.py):
 # FRONTEND_CACHE_PURGE_URL is where PURGE requests go (Varnish, nginx); other
 # CDNs (CloudFront, Cloudflare) are configured here as Wagtail documents.
 if os.environ.get("FRONTEND_CACHE_PURGE_URL"):
@@ -277,12 +280,12 @@ else:
         },
     }
 
-# The full-page cache for anonymous readers (blog/pagecache.py), purged on
+# The full-page cache for anonymous readers (pagecache/cache.py), purged on
 # publish (blog/invalidation.py): how long a page is kept, in seconds; 0 turns
 # it off. Query strings with other parameters than these are not cached.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "86400"))
 # The release being served (a commit id, say): a new one starts with an empty
-# page cache. Unset, it is a digest of the code and templates (blog/release.py).
+# page cache. Unset, it is a digest of the code and templates (pagecache/release.py).
 RELEASE = os.environ.get("RELEASE", "")
 PAGE_CACHE_ALIAS = "default"
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
@@ -307,7 +310,7 @@ WAGTAIL_ENABLE_UPDATE_CHECK = False
 # Nor avatars from Gravatar (an editor's e-mail hash sent to a third party).
 WAGTAIL_GRAVATAR_PROVIDER_URL = None
 WAGTAIL_I18N_ENABLED = False
-# Search (blog/search.py): posts are indexed as text already cut into words
+# Search (search/engine.py): posts are indexed as text already cut into words
 # (jieba for Chinese, Snowball stems for English, split code identifiers), so
 # PostgreSQL must not stem again: the "simple" configuration only lower-cases.
 # SQLite's FTS5 (unicode61) splits the same text on the same spaces.

@@ -1,6 +1,6 @@
 """Every body block renders the markup a reader sees, and rejects what would break it.
 
-Expected HTML is built from the pure renderers in `blog.rendering`, so each test
+Expected HTML is built from the pure renderers in `rendering`, so each test
 checks the block's own markup around them exactly (as Wagtail's own
 `test_blocks.py` does with `assertHTMLEqual`).
 """
@@ -34,7 +34,7 @@ from blog.blocks import (
     TableBlock,
 )
 from blog.models import PostPage
-from blog.rendering import (
+from rendering import (
     highlight,
     render_inline_text,
     render_markdown,

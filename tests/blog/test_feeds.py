@@ -16,8 +16,8 @@ from wagtail.rich_text import RichText
 
 from blog.feeds import FEED_LENGTH
 from blog.models import PostTag
-from blog.rendering import highlight, render_markdown, render_math
-from blog.rendering.feed import absolutize_urls
+from rendering import highlight, render_markdown, render_math
+from rendering.feed import absolutize_urls
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 ATOM = "{http://www.w3.org/2005/Atom}"

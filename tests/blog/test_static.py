@@ -10,7 +10,7 @@ from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from django.test import Client
 
-from blog.rendering import katex_version
+from rendering import katex_version
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -244,7 +244,7 @@ def test_unchanged_content_is_never_rendered_twice(client, site):
     """The second view of a post is served from the render cache."""
     from django.core.cache import caches
 
-    from blog.rendering import cache
+    from rendering import cache
 
     caches["renders"].clear()
     cache.reset_stats()

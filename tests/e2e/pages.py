@@ -37,7 +37,7 @@ NOT_FOUND = DemoPage("not-found", "/no-such-page/", status=404)
 IMPORTED_POST = DemoPage("post-imported", "/notes/cuda/2-shared-memory/")
 
 # Imported under /notes/ after load_demo, wherever the demo pages are served.
-IMPORT_VAULT = Path(__file__).resolve().parents[1] / "blog/importer/fixtures/vault"
+IMPORT_VAULT = Path(__file__).resolve().parents[1] / "vault/importer/fixtures/vault"
 IMPORT_PARENT = "/notes/"
 
 PAGES = (

@@ -6,9 +6,9 @@ if the templates name things differently.
 
 import pytest
 
-from blog.demo.cuda import FLASHATTENTION
 from tests.e2e.pages import FIGURE_POST, HOME, MATH_POST
 from tests.e2e.test_pages import BACKGROUND_LUMINANCE
+from vault.demo.cuda import FLASHATTENTION
 
 pytestmark = pytest.mark.e2e
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from blog.rendering import cache
+from rendering import cache
 
 
 @pytest.fixture(autouse=True)

@@ -3,8 +3,8 @@ import threading
 import pygments
 import pytest
 
-from blog.rendering import cache, render_markdown, render_math
-from blog.rendering.math import katex_version
+from rendering import cache, render_markdown, render_math
+from rendering.math import katex_version
 
 
 class DictStore:

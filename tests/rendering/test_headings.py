@@ -1,6 +1,6 @@
 import pytest
 
-from blog.rendering import slugify_anchor, unique_anchors
+from rendering import slugify_anchor, unique_anchors
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import pytest
 from bs4 import BeautifulSoup
 from pygments.lexers import get_lexer_by_name
 
-from blog.rendering import (
+from rendering import (
     LANGUAGE_ALIASES,
     LANGUAGES,
     cache,
@@ -18,7 +18,7 @@ from blog.rendering import (
 
 ROOT = Path(__file__).resolve().parents[2]
 CSS_FILE = ROOT / "static" / "css" / "pygments.css"
-REGENERATE = "python -m blog.rendering.highlight > static/css/pygments.css"
+REGENERATE = "python -m rendering.highlight > static/css/pygments.css"
 
 KERNEL = """\
 __global__ void scale(float* a, int n) {
@@ -244,7 +244,7 @@ def test_css_file_on_disk_is_up_to_date():
 
 def test_module_prints_the_stylesheet():
     result = subprocess.run(  # noqa: S603 - fixed command, our own interpreter
-        [sys.executable, "-m", "blog.rendering.highlight"],
+        [sys.executable, "-m", "rendering.highlight"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -1,7 +1,7 @@
 import pytest
 from bs4 import BeautifulSoup
 
-from blog.rendering import (
+from rendering import (
     find_inline_math,
     inline_math_errors,
     render_inline_html,

@@ -1,8 +1,8 @@
 import pytest
 from bs4 import BeautifulSoup
 
-from blog.rendering import markdown_math_errors, render_markdown, render_math
-from blog.rendering.markdown import CALLOUT_TYPES
+from rendering import markdown_math_errors, render_markdown, render_math
+from rendering.markdown import CALLOUT_TYPES
 
 
 def soup_of(text: str) -> BeautifulSoup:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from blog.rendering import (
+from rendering import (
     MathError,
     cache,
     check_math,
@@ -15,7 +15,7 @@ from blog.rendering import (
     render_math,
     render_math_safe,
 )
-from blog.rendering import math as math_module
+from rendering import math as math_module
 
 KATEX_PACKAGE = Path(math_module.KATEX_DIR).parent / "package.json"
 
@@ -212,7 +212,7 @@ def test_a_process_that_rendered_math_exits_cleanly():
 
     script = (
         "import threading\n"
-        "from blog.rendering import check_math, render_math\n"
+        "from rendering import check_math, render_math\n"
         "render_math(r'\\frac{1}{2}', display=True)\n"
         "worker = threading.Thread(target=render_math, args=(r'\\sqrt{x}',))\n"
         "worker.start(); worker.join()\n"

@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class PageCacheConfig(AppConfig):
+    name = "pagecache"

@@ -1,0 +1,454 @@
+"""A full-page cache for anonymous readers, purged by URL path.
+
+Public pages are read far more often than they change, so the finished
+response — compressed, with its ETag — is kept in Django's ``default`` cache
+(Redis when ``REDIS_URL`` is set) and served without touching the database.
+
+Every entry's key holds two tokens: one for the whole site and one for the URL
+path. Purging a path deletes its token, which orphans every cached variant of
+it at once (``?page=2``, any encoding, any host); purging everything deletes the
+site's token. A missing token is replaced by a fresh random one, so a token the
+cache evicted can never bring an old entry back. Orphans expire on their own.
+The site's token is kept per release of the code (``pagecache.release``), so a
+deploy orphans everything the previous release cached.
+
+What is cached: GET and HEAD requests without a session cookie, outside the
+admin, whose query string holds only parameters a public page reads
+(``PAGE_CACHE_QUERY_PARAMS``), answered 200 without cookies, without ``Vary:
+Cookie`` and without ``Cache-Control: private``/``no-store``. Editors carry a
+session cookie, so they never read or fill the cache, and neither do previews;
+a password-protected page answers a visitor with a form that sets the CSRF
+cookie, so it is never stored. ``PAGE_CACHE_SECONDS = 0`` turns it all off.
+
+Which paths a change purges is decided in ``blog.invalidation``.
+"""
+
+import hashlib
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TypeVar
+
+from django.conf import settings
+from django.core.cache import caches
+from django.db import transaction
+from django.http import HttpResponse
+from django.utils.cache import cc_delim_re, get_conditional_response
+from django.utils.http import http_date, parse_http_date_safe
+
+from config.compression import accepted_encoding
+from pagecache.release import release
+
+logger = logging.getLogger(__name__)
+
+# The response headers a cached copy keeps; the rest are per request.
+STORED_HEADERS = (
+    "Content-Type",
+    "Content-Encoding",
+    "Content-Language",
+    "Vary",
+    "ETag",
+    "Last-Modified",
+    "Cache-Control",
+    "X-Robots-Tag",
+)
+T = TypeVar("T")
+
+
+def page_cache():
+    """Return the cache pages are kept in."""
+    return caches[settings.PAGE_CACHE_ALIAS]
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def site_token_key() -> str:
+    """Return the key of the whole site's token: one per release of the code.
+
+    A new release starts with a token of its own, so nothing cached by the
+    previous one is served (``pagecache.release``). Path tokens are shared by the
+    releases: a purge made by either, during a rolling deploy, reaches both.
+    """
+    return f"pagecache:site:{release()}"
+
+
+def path_token_key(path: str) -> str:
+    """Return the key of the token that every cached variant of ``path`` carries."""
+    return f"pagecache:path:{_digest(path)}"
+
+
+# The tokens read during the current request, by key. A page reads the site's
+# token once for each figure it keeps (3 to 10 times) and its own path's more
+# than once: each read is a round trip to Redis or a query of diskcache's
+# SQLite. Kept for one request only (``PageCacheMiddleware``), so a purge made
+# elsewhere meanwhile is seen by the next request, as before; a purge this
+# request makes drops the tokens it purged (``_delete``).
+_read_tokens: ContextVar[dict[str, str] | None] = ContextVar(
+    "page_cache_tokens", default=None
+)
+
+
+@contextmanager
+def tokens_read_once() -> Iterator[None]:
+    """Read each token at most once until the block ends: the length of a request."""
+    reset = _read_tokens.set({})
+    try:
+        yield
+    finally:
+        _read_tokens.reset(reset)
+
+
+def _tokens(cache, keys: list[str]) -> list[str]:
+    """Return the current token under each key, minting the missing ones."""
+    read = _read_tokens.get()
+    if read is None:
+        read = {}
+    unread = [key for key in dict.fromkeys(keys) if key not in read]
+    found = cache.get_many(unread) if unread else {}
+    for key in unread:
+        token = found.get(key)
+        if token is None:
+            # add() keeps the first token two processes race to mint. A cache
+            # too busy to answer gets a token of this request's own: its copy
+            # is stored under a key no later request asks for.
+            cache.add(key, secrets.token_hex(8), timeout=None)
+            token = cache.get(key) or secrets.token_hex(8)
+        read[key] = token
+    return [read[key] for key in keys]
+
+
+def site_paths(url_path: str, root_paths=None) -> list[str]:
+    """Return the paths a page with this tree ``url_path`` is served at.
+
+    One per site whose root is above it (usually one); none when no site
+    serves it. Works for old url_paths as well as current ones. ``root_paths``
+    is Wagtail's ``Site.get_site_root_paths()``, when the caller has it.
+    """
+    from wagtail.models import Site
+
+    if root_paths is None:
+        root_paths = Site.get_site_root_paths()
+    return [
+        url_path[len(root_path) - 1 :]
+        for _, root_path, _, _ in root_paths
+        if url_path.startswith(root_path)
+    ]
+
+
+def page_tokens(url_path: str) -> list[str]:
+    """Return the current tokens of the site and of a page's paths.
+
+    They change whenever the page's cached copies are purged, so a cache entry
+    keyed on them (the rendered body, say) is dropped with the page.
+    """
+    return path_tokens(site_paths(url_path))
+
+
+def path_tokens(paths) -> list[str]:
+    """Return the current tokens of the site and of these served paths."""
+    keys = [site_token_key()] + [path_token_key(p) for p in paths]
+    return _tokens(page_cache(), keys)
+
+
+def pages_tokens(url_paths: list[str]) -> list[list[str]]:
+    """Return ``page_tokens`` of each of these tree paths, read in one cache call."""
+    from wagtail.models import Site
+
+    root_paths = Site.get_site_root_paths()
+    served = [site_paths(url_path, root_paths) for url_path in url_paths]
+    site_key = site_token_key()
+    keys = [site_key, *{path_token_key(p): None for ps in served for p in ps}]
+    token = dict(zip(keys, _tokens(page_cache(), keys), strict=True))
+    return [
+        [token[key] for key in (site_key, *map(path_token_key, ps))] for ps in served
+    ]
+
+
+def remember(url_path: str, name: str, compute: Callable[[], T]) -> T:
+    """Return ``compute()`` for the page at ``url_path``, kept until it is purged.
+
+    ``url_path`` is a page's path in the tree; ``remember_at`` takes a served path.
+
+    For the figures a listing shows that cost a pass over every post: its
+    count, the counts per section, tag or year. They change only when a post is
+    published, unpublished, moved, retagged or deleted, and each of those purges
+    the pages that show them (``blog.invalidation``), which changes this key.
+    A failing cache is bypassed; ``LISTING_CACHE_SECONDS = 0`` turns it off.
+    """
+    return remember_at(site_paths(url_path), name, compute)
+
+
+def remember_site(name: str, compute: Callable[[], T]) -> T:
+    """Return ``compute()`` for the whole site, kept until anything is purged.
+
+    For what only a site-wide purge changes: the site itself, say.
+    """
+    return remember_at([], name, compute)
+
+
+def remember_at(paths, name: str, compute: Callable[[], T]) -> T:
+    """Return ``compute()`` for what is served at ``paths``, kept until purged."""
+    timeout = settings.LISTING_CACHE_SECONDS
+    if timeout <= 0:
+        return compute()
+    return kept(
+        lambda: f"listing:{_digest(repr([name, path_tokens(paths)]))}", compute, timeout
+    )
+
+
+def kept(key: Callable[[], str], compute: Callable[[], T], timeout: int) -> T:
+    """Return the ``renders`` cache's value under ``key()``, or compute and keep it.
+
+    ``key`` is a function because it reads the page cache's tokens, which may
+    fail too. A failing cache is logged and bypassed: an outage must not take
+    pages down with it.
+    """
+    return kept_many(1, lambda: [key()], lambda _: [compute()], timeout)[0]
+
+
+def kept_many(
+    count: int,
+    keys: Callable[[], list[str]],
+    compute: Callable[[list[int]], list[T]],
+    timeout: int,
+) -> list[T]:
+    """Return ``kept`` of ``count`` values at once: one cache read for them all.
+
+    ``keys()`` returns their ``count`` keys; ``compute(indexes)`` the values
+    at those indexes, the ones the cache lacks, in one go; a value of None
+    is returned but not kept.
+    """
+    if purges_pending():  # the keys would read tokens that were to be purged
+        return compute(list(range(count)))
+    store = caches["renders"]
+    try:
+        names = keys()
+        found = store.get_many(names)
+    except Exception:
+        logger.warning("Render cache unavailable", exc_info=True)
+        return compute(list(range(count)))
+    values = [found.get(name) for name in names]
+    todo = [i for i, value in enumerate(values) if value is None]
+    if not todo:
+        return values
+    made = {}
+    for i, value in zip(todo, compute(todo), strict=True):
+        values[i] = value
+        if value is not None:
+            made[names[i]] = value
+    if not made:
+        return values
+    try:
+        store.set_many(made, timeout)
+    except Exception:
+        kinds = sorted({name.partition(":")[0] for name in made})
+        logger.warning("Could not keep %s", ", ".join(kinds), exc_info=True)
+    return values
+
+
+def purge_paths(paths) -> None:
+    """Drop every cached copy of these URL paths, once the transaction commits.
+
+    Purging before the commit would let a request in between cache the old
+    content again. A CDN in front (``WAGTAILFRONTENDCACHE``) is told too.
+    """
+    paths = sorted(set(paths))
+    keys = sorted({path_token_key(path) for path in paths})
+    if keys:
+        transaction.on_commit(lambda: (_delete(keys), _purge_frontend(paths)))
+
+
+def purge_all() -> None:
+    """Drop every cached page, once the transaction commits.
+
+    A CDN is asked to purge ``/*``: CloudFront takes it as everything; a
+    Varnish or nginx purger maps it to a ban of the whole site.
+    """
+    transaction.on_commit(
+        lambda: (_delete([site_token_key()]), _purge_frontend(["/*"]))
+    )
+
+
+def _purge_frontend(paths: list[str]) -> None:
+    """Purge these paths of every site from the CDN, if one is configured."""
+    if not getattr(settings, "WAGTAILFRONTENDCACHE", None):
+        return
+    from wagtail.contrib.frontend_cache.utils import purge_urls_from_cache
+    from wagtail.models import Site
+
+    try:
+        roots = {root_url for _, _, root_url, _ in Site.get_site_root_paths()}
+        purge_urls_from_cache(
+            [root.rstrip("/") + path for root in roots for path in paths]
+        )
+    except Exception:
+        logger.exception("Could not purge %d paths from the CDN", len(paths))
+
+
+def _delete(keys: list[str]) -> None:
+    read = _read_tokens.get()
+    for key in keys if read else ():
+        read.pop(key, None)
+    try:
+        page_cache().delete_many(keys)
+    except Exception:
+        logger.exception(
+            "Could not purge %d paths from the page cache; trying again", len(keys)
+        )
+        with _unpurged_lock:
+            start = not _unpurged
+            _unpurged.update(keys)
+        if start:
+            threading.Thread(
+                target=_purge_again, name="page-cache-purge", daemon=True
+            ).start()
+
+
+# Token keys whose purge failed: the cache was unreachable (Redis down, or cut
+# off from this server). Its entries outlive the outage, so the purge is made
+# again every RETRY_PURGE_EVERY seconds until it succeeds; meanwhile this
+# process neither serves nor keeps pages (``purges_pending``). Other servers
+# may serve the old copies from the moment the cache answers again until the
+# retry, a second at most. A process that exits before then loses its retry.
+_unpurged: set[str] = set()
+_unpurged_lock = threading.Lock()
+RETRY_PURGE_EVERY = 1.0
+
+
+def purges_pending() -> bool:
+    """Whether a purge this process made has yet to reach the cache."""
+    return bool(_unpurged)
+
+
+def _purge_again() -> None:
+    while True:
+        time.sleep(RETRY_PURGE_EVERY)
+        with _unpurged_lock:
+            keys = sorted(_unpurged)
+        try:
+            page_cache().delete_many(keys)
+        except Exception:
+            logger.debug("The page cache is still unreachable", exc_info=True)
+            continue
+        with _unpurged_lock:
+            _unpurged.difference_update(keys)
+            if not _unpurged:
+                logger.warning(
+                    "Purged %d paths from the page cache once it answered", len(keys)
+                )
+                return
+
+
+class PageCacheMiddleware:
+    """Serve anonymous GETs of public pages from the page cache, filling it on a miss.
+
+    Placed above compression and ConditionalGet, so it stores the compressed response
+    with its ETag, and answers a conditional request for a cached page with 304
+    itself. A cache that fails (Redis down) is logged and bypassed. Below it, each
+    token is read at most once per request (``tokens_read_once``), cached page or not.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        with tokens_read_once():
+            return self.serve(request)
+
+    def serve(self, request):
+        timeout = settings.PAGE_CACHE_SECONDS
+        if timeout <= 0 or not self.is_cacheable_request(request) or purges_pending():
+            return self.get_response(request)
+        cache = page_cache()
+        try:
+            key = self.key_for(cache, request)
+            stored = cache.get(key)
+        except Exception:
+            logger.warning("Page cache unavailable", exc_info=True)
+            return self.get_response(request)
+        if stored is not None:
+            return self.answer(request, stored)
+
+        response = self.get_response(request)
+        if self.is_cacheable_response(response):
+            if not response.has_header("Last-Modified"):
+                response["Last-Modified"] = http_date()
+            stored = {
+                "content": response.content,
+                "headers": {
+                    name: response[name]
+                    for name in STORED_HEADERS
+                    if response.has_header(name)
+                },
+                # What a post's figures add to the Content-Security-Policy,
+                # which the middleware above this one sends (config/security.py).
+                "csp_update": getattr(response, "_csp_update", None),
+            }
+            try:
+                cache.set(key, stored, timeout)
+            except Exception:
+                logger.warning("Could not store a page", exc_info=True)
+        response["X-Page-Cache"] = "miss"
+        return response
+
+    @staticmethod
+    def is_cacheable_request(request) -> bool:
+        if request.method not in ("GET", "HEAD"):
+            return False
+        if settings.SESSION_COOKIE_NAME in request.COOKIES:
+            return False
+        if request.path_info.startswith(tuple(settings.PAGE_CACHE_EXCLUDED_PATHS)):
+            return False
+        return set(request.GET) <= set(settings.PAGE_CACHE_QUERY_PARAMS)
+
+    @staticmethod
+    def is_cacheable_response(response) -> bool:
+        if response.status_code != 200 or response.streaming or response.cookies:
+            return False
+        vary = {v.lower() for v in cc_delim_re.split(response.get("Vary", ""))}
+        if "cookie" in vary or "*" in vary:
+            return False
+        control = {
+            part.split("=")[0].strip().lower()
+            for part in cc_delim_re.split(response.get("Cache-Control", ""))
+        }
+        return not control & {"private", "no-store", "no-cache"}
+
+    @staticmethod
+    def key_for(cache, request) -> str:
+        """Return the key of this request's variant of its page.
+
+        The variant is the host, the path and query, and whether the client
+        takes Brotli, gzip or neither (the compression middleware below decides
+        by that alone for the requests cached here).
+        """
+        path = request.path
+        site, page = _tokens(cache, [site_token_key(), path_token_key(path)])
+        encoding = accepted_encoding(request)
+        variant = _digest(
+            f"{request.get_host()}\n{request.get_full_path()}\n{encoding}"
+        )
+        return f"pagecache:page:{site}:{page}:{variant}"
+
+    @staticmethod
+    def answer(request, stored):
+        """Return the stored copy, or 304 when the client's copy is current."""
+        response = HttpResponse(stored["content"])
+        for name, value in stored["headers"].items():
+            response[name] = value
+        response["Content-Length"] = str(len(stored["content"]))
+        response["X-Page-Cache"] = "hit"
+        if stored.get("csp_update"):
+            response._csp_update = stored["csp_update"]
+        return get_conditional_response(
+            request,
+            etag=response.get("ETag"),
+            last_modified=parse_http_date_safe(response.get("Last-Modified", "")),
+            response=response,
+        )

@@ -1,0 +1,238 @@
+"""Cache rendered HTML by content hash.
+
+Rendering is pure and deterministic, so the output of a renderer is a function of
+its arguments and of the renderer versions. ``memoize`` keys every result on a
+SHA-256 of the arguments plus ``RENDERER_VERSION``, so upgrading KaTeX, Pygments or
+markdown-it (or bumping ``SCHEMA``) invalidates old entries without a flush.
+
+The default store is an in-process LRU. The Django app plugs a shared cache in at
+startup with ``set_store(caches["renders"])``; this module never imports Django.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import logging
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, ParamSpec, Protocol, runtime_checkable
+
+logger = logging.getLogger(__name__)
+
+# Bump when the HTML our own code wraps around renderer output changes.
+SCHEMA = 2
+
+DEFAULT_MAX_ENTRIES = 4096
+
+_KATEX_PACKAGE_JSON = (
+    Path(__file__).resolve().parents[1] / "node_modules" / "katex" / "package.json"
+)
+
+
+def _package_version(name: str) -> str:
+    """Return the installed version of a Python distribution, or "none"."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "none"
+
+
+def _katex_package_version() -> str:
+    """Return the KaTeX version from its package.json, or "none" if missing.
+
+    Read the file rather than asking V8 so importing this module stays cheap.
+    """
+    try:
+        return str(json.loads(_KATEX_PACKAGE_JSON.read_text("utf-8"))["version"])
+    except (OSError, ValueError, KeyError):
+        return "none"
+
+
+RENDERER_VERSION = "-".join(
+    [
+        f"s{SCHEMA}",
+        f"katex{_katex_package_version()}",
+        f"pygments{_package_version('Pygments')}",
+        f"mdit{_package_version('markdown-it-py')}",
+        f"mditp{_package_version('mdit-py-plugins')}",
+    ]
+)
+
+
+@runtime_checkable
+class RenderStore(Protocol):
+    """A key-value store for rendered HTML; Django cache objects satisfy it."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Return the value stored under ``key``, or ``default``."""
+        ...
+
+    def set(self, key: str, value: Any) -> None:
+        """Store ``value`` under ``key``."""
+        ...
+
+
+class LRUStore:
+    """A bounded, thread-safe, in-process least-recently-used store."""
+
+    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+        if max_entries < 1:
+            raise ValueError("max_entries must be at least 1")
+        self.max_entries = max_entries
+        self._data: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Return the value stored under ``key`` (marking it recent), or default."""
+        with self._lock:
+            try:
+                self._data.move_to_end(key)
+            except KeyError:
+                return default
+            return self._data[key]
+
+    def set(self, key: str, value: Any, timeout: Any = None) -> None:
+        """Store ``value``, evicting the least recently used entry when full.
+
+        ``timeout`` is accepted for Django-cache compatibility and ignored.
+        """
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.max_entries:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        with self._lock:
+            self._data.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+_default_store = LRUStore()
+_store: RenderStore = _default_store
+
+_stats_lock = threading.Lock()
+_renders: Counter[str] = Counter()
+_hits: Counter[str] = Counter()
+
+
+def get_store() -> RenderStore:
+    """Return the store memoized renderers read from and write to."""
+    return _store
+
+
+def set_store(store: RenderStore | None) -> None:
+    """Make ``store`` the render cache; ``None`` restores the in-process LRU."""
+    global _store
+    if store is None:
+        store = _default_store
+    if not isinstance(store, RenderStore):
+        raise TypeError(f"{store!r} has no get(key, default)/set(key, value)")
+    _store = store
+
+
+@contextmanager
+def use_store(store: RenderStore) -> Iterator[RenderStore]:
+    """Use ``store`` inside the ``with`` block, then restore the previous one."""
+    previous = _store
+    set_store(store)
+    try:
+        yield store
+    finally:
+        set_store(previous)
+
+
+def render_count(namespace: str | None = None) -> int:
+    """Return how many actual (uncached) renders ran, for one namespace or all."""
+    with _stats_lock:
+        return _renders[namespace] if namespace else sum(_renders.values())
+
+
+def hit_count(namespace: str | None = None) -> int:
+    """Return how many renders were served from the cache."""
+    with _stats_lock:
+        return _hits[namespace] if namespace else sum(_hits.values())
+
+
+def reset_stats() -> None:
+    """Zero the render and hit counters."""
+    with _stats_lock:
+        _renders.clear()
+        _hits.clear()
+
+
+def _canonical(value: Any) -> Any:
+    """Return ``value`` as JSON-friendly data with a stable shape."""
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, list | tuple):
+        return [_canonical(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _canonical(item) for key, item in value.items()}
+    if isinstance(value, set | frozenset):
+        return sorted((_canonical(item) for item in value), key=repr)
+    return repr(value)
+
+
+def make_key(namespace: str, payload: Any) -> str:
+    """Return the cache key for ``payload`` in ``namespace``."""
+    blob = json.dumps(
+        _canonical(payload), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    digest = hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{namespace}:{RENDERER_VERSION}:{digest}"
+
+
+P = ParamSpec("P")
+
+
+def memoize(namespace: str) -> Callable[[Callable[P, str]], Callable[P, str]]:
+    """Return a decorator caching a str-returning pure function in the store.
+
+    Arguments are bound to the signature first, so ``f(x)``, ``f(x, False)`` and
+    ``f(x, display=False)`` share one entry. Exceptions propagate and are never
+    cached. A failing store (say, Redis is down) is logged and bypassed: a cache
+    outage must not take pages down with it.
+    """
+
+    def decorator(func: Callable[P, str]) -> Callable[P, str]:
+        signature = inspect.signature(func)
+        name = f"{func.__module__}.{func.__qualname__}"
+
+        @functools.wraps(func)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> str:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            key = make_key(namespace, [name, bound.arguments])
+            store = _store
+            try:
+                cached = store.get(key)
+            except Exception:
+                logger.warning("Render cache get failed", exc_info=True)
+                cached = None
+            if isinstance(cached, str):
+                with _stats_lock:
+                    _hits[namespace] += 1
+                return cached
+            result = func(*args, **kwargs)
+            with _stats_lock:
+                _renders[namespace] += 1
+            try:
+                store.set(key, result)
+            except Exception:
+                logger.warning("Render cache set failed", exc_info=True)
+            return result
+
+        return wrapper
+
+    return decorator

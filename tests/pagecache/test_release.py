@@ -1,0 +1,55 @@
+"""A deploy does not serve what the previous release cached (pagecache.release)."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pagecache.release import SOURCE_FOLDERS, source_digest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """A copy of this checkout's source folders."""
+    for folder in SOURCE_FOLDERS:
+        shutil.copytree(
+            ROOT / folder,
+            tmp_path / folder,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    return tmp_path
+
+
+def test_the_digest_changes_with_a_template_or_the_code(checkout):
+    before = source_digest(checkout)
+    assert source_digest(checkout) == before
+
+    template = checkout / "templates" / "base.html"
+    template.write_text(template.read_text() + "\n{# a new footer #}\n")
+    after_template = source_digest(checkout)
+    assert after_template != before
+
+    code = checkout / "blog" / "models.py"
+    code.write_text(code.read_text() + "\n# a change\n")
+    assert source_digest(checkout) not in (before, after_template)
+
+
+def test_the_digest_ignores_what_does_not_shape_a_page(checkout):
+    before = source_digest(checkout)
+    (checkout / "blog" / "__pycache__").mkdir(exist_ok=True)
+    (checkout / "blog" / "__pycache__" / "models.cpython-311.pyc").write_bytes(b"x")
+    (checkout / "static" / "notes.md").write_text("scratch")
+    assert source_digest(checkout) == before
+
+
+def test_a_new_release_serves_nothing_the_old_one_cached(client, home, settings):
+    settings.PAGE_CACHE_SECONDS = 3600
+    settings.RELEASE = "2026.12.1"
+    client.get("/")
+    assert client.get("/")["X-Page-Cache"] == "hit"
+
+    settings.RELEASE = "2026.12.2"  # deployed
+    assert client.get("/")["X-Page-Cache"] == "miss"
+    assert client.get("/")["X-Page-Cache"] == "hit"

@@ -1,0 +1,417 @@
+"""Markdown bodies become StreamField blocks; no database needed."""
+
+import textwrap
+
+import pytest
+from PIL import Image
+
+from vault.importer.assets import AssetFinder
+from vault.importer.blocks import ImageSlot, parse_body, parse_intro
+from vault.importer.inline import LINK_MARKER
+
+
+def parse(text, tmp_path=None, **kwargs):
+    text = textwrap.dedent(text).lstrip("\n")
+    if tmp_path is not None:
+        kwargs.setdefault("base_dir", tmp_path)
+        kwargs.setdefault("finder", AssetFinder(tmp_path))
+    return parse_body(text, **kwargs)
+
+
+def types(body):
+    return [block.type for block in body.blocks]
+
+
+def test_headings_prose_and_lists_become_heading_and_paragraph_blocks():
+    body = parse(
+        """
+        # Title
+
+        Intro with **bold**, *it*, `code`, ~~gone~~, $x^2$ and \\(y\\), a [link](https://e.com/?a=1&b=2).
+        Second line.
+
+        - one
+          - nested
+        1. first
+
+        ### Three
+        ##### Five
+        # Another H1
+        """,
+        title="Title",
+    )
+    assert types(body) == ["paragraph", "heading", "heading", "heading"]
+    assert body.blocks[0].value == (
+        "<p>Intro with <b>bold</b>, <i>it</i>, <code>code</code>, <s>gone</s>, "
+        '$x^2$ and \\(y\\), a <a href="https://e.com/?a=1&amp;b=2">link</a>.\n'
+        "Second line.</p>"
+        "<ul><li>one<ul><li>nested</li></ul></li></ul><ol><li>first</li></ol>"
+    )
+    assert [b.value for b in body.blocks[1:]] == [
+        {"text": "Three", "level": "h3"},
+        {"text": "Five", "level": "h4"},
+        {"text": "Another H1", "level": "h2"},
+    ]
+
+
+def test_the_first_h1_gives_the_title_when_there_is_none():
+    body = parse("# 从标题来\n\ntext\n", title=None)
+    assert body.h1 == "从标题来"
+    assert types(body) == ["paragraph"]
+
+
+def test_dollars_stay_as_written_and_html_is_escaped():
+    body = parse("Costs \\$5 or $10 < $20 & more, `a\\$b` and $x\\$y$\n")
+    assert body.blocks[0].value == (
+        "<p>Costs \\$5 or $10 &lt; $20 &amp; more, <code>a\\$b</code> and $x\\$y$</p>"
+    )
+
+
+def test_escaped_double_brackets_are_text_not_a_wikilink():
+    body = parse("Obsidian writes [[note\\]\\] for a link; [[real]] is one.\n")
+    assert [ref.url for ref in body.links] == ["real"]
+    assert body.blocks[0].value.startswith("<p>Obsidian writes [[note]] for a link; ")
+
+
+def test_a_break_comment_separates_paragraph_blocks():
+    body = parse("one\n\ntwo\n\n<!-- break -->\n\nthree\n")
+    assert [b.value for b in body.blocks] == ["<p>one</p><p>two</p>", "<p>three</p>"]
+
+
+def test_display_math_blocks_with_labels_lines_and_one_liners():
+    body = parse(
+        r"""
+        Text before.
+        $$a = b$$
+        Text after.
+
+        <!-- label: 2 -->
+        $$
+        E = mc^2
+        $$
+
+        ```math
+        \int_0^1 x\,dx
+        ```
+        """
+    )
+    assert types(body) == ["paragraph", "math", "paragraph", "math", "math"]
+    assert body.blocks[1].value == {"tex": "a = b", "label": ""}
+    assert body.blocks[3].value == {"tex": "E = mc^2", "label": "2"}
+    assert body.blocks[4].value["tex"] == r"\int_0^1 x\,dx"
+    assert [(f.tex.strip(), f.display, f.line) for f in body.formulas] == [
+        ("a = b", True, 2),
+        ("E = mc^2", True, 6),
+        (r"\int_0^1 x\,dx", True, 10),
+    ]
+
+
+def test_formula_lines_count_from_the_first_body_line():
+    body = parse("a\nb $x$\n\nc $\\frac{1}{$ d\n", first_line=5)
+    assert [(f.tex, f.line) for f in body.formulas] == [("x", 6), ("\\frac{1}{", 8)]
+
+
+def test_code_fences_keep_language_title_highlights_and_line_numbers():
+    body = parse(
+        """
+        ```cuda title="gemm.cu" {2-3}
+        a
+        b
+        c
+        ```
+
+        ```c++
+        int x;
+        ```
+
+        ```sh
+        ls
+        ```
+
+        ```python filename=bench.py nolinenos
+        pass
+        ```
+
+        ```brainfuck
+        +.
+        ```
+
+        ```cu {9}
+        one line
+        ```
+        """
+    )
+    values = [b.value for b in body.blocks]
+    assert values[0] == {
+        "language": "cuda",
+        "filename": "gemm.cu",
+        "code": "a\nb\nc",
+        "highlight_lines": "2-3",
+        "line_numbers": True,
+    }
+    assert [v["language"] for v in values] == [
+        "cuda",
+        "cpp",
+        "bash",
+        "python",
+        "text",
+        "cuda",
+    ]
+    assert values[3]["filename"] == "bench.py"
+    assert values[3]["line_numbers"] is False
+    assert values[5]["highlight_lines"] == ""
+    messages = [w.message for w in body.warnings]
+    assert "code language 'brainfuck' is not offered; imported as text" in messages
+    assert any("the code has 1 lines" in m for m in messages)
+
+
+def test_a_table_with_its_caption_and_inline_math():
+    body = parse(
+        """
+        | 格式 | 最大值 |
+        | :-- | --: |
+        | FP8 | $448$ |
+        | `INT8` | 127 \\| 128 |
+
+        Table: 数值格式与 $\\max$
+        """
+    )
+    [table] = body.blocks
+    assert table.type == "table"
+    assert table.value == {
+        "table_caption": "数值格式与 $\\max$",
+        "table_header_choice": "row",
+        "first_row_is_table_header": True,
+        "first_col_is_header": False,
+        "data": [["格式", "最大值"], ["FP8", "$448$"], ["INT8", "127 | 128"]],
+    }
+
+
+@pytest.mark.parametrize(
+    "marker, kind, title",
+    [
+        ("[!NOTE]", "note", ""),
+        ("[!tip] 自定义标题", "tip", "自定义标题"),
+        ("[!WARNING]- 折叠", "warning", "折叠"),
+        ("[!danger]+", "danger", ""),
+        ("[!INFO]", "info", ""),
+        ("[!IMPORTANT]", "info", ""),
+        ("[!CAUTION]", "warning", ""),
+        ("[!ERROR]", "danger", ""),
+        ("[!BUG]", "danger", ""),
+        ("[!HINT]", "tip", ""),
+        ("[!SUMMARY]", "info", ""),
+        ("[!QUESTION]", "info", ""),
+        ("[!EXAMPLE]", "note", ""),
+        ("[!QUOTE]", "note", ""),
+        ("[!unheard-of]", "note", ""),
+    ],
+)
+def test_callouts_of_every_kind(marker, kind, title):
+    body = parse(f"> {marker}\n> 正文 $x$。\n>\n> - 列表\n")
+    [callout] = body.blocks
+    assert callout.type == "callout"
+    assert callout.value == {
+        "kind": kind,
+        "title": title,
+        "body": "<p>正文 $x$。</p><ul><li>列表</li></ul>",
+    }
+
+
+def test_a_one_line_callout_keeps_its_text_as_the_body():
+    [callout] = parse("> [!TIP] 先测带宽\n").blocks
+    assert callout.value == {"kind": "tip", "title": "", "body": "<p>先测带宽</p>"}
+
+
+def test_a_callout_holding_code_is_kept_as_markdown():
+    text = "> [!NOTE] 代码\n> ```c\n> int x;\n> ```\n"
+    [block] = parse(text).blocks
+    assert block.type == "markdown"
+    assert block.value == text.strip("\n")
+
+
+def test_a_quote_with_a_source():
+    body = parse(
+        "> Premature optimization is the root of all evil.\n> — Donald Knuth\n"
+    )
+    [quote] = body.blocks
+    assert quote.value == {
+        "quote": "<p>Premature optimization is the root of all evil.</p>",
+        "source": "Donald Knuth",
+    }
+    [plain] = parse("> just a quote\n").blocks
+    assert plain.value == {"quote": "<p>just a quote</p>", "source": ""}
+
+
+def test_a_footnoted_paragraph_becomes_markdown_with_its_definitions():
+    body = parse(
+        """
+        Before.
+
+        A claim[^1] and another[^note].
+
+        After.
+
+        [^1]: First note,
+            on two lines.
+        [^note]: Second note.
+        [^unused]: Never referenced.
+        """
+    )
+    assert types(body) == ["paragraph", "markdown", "paragraph"]
+    assert body.blocks[1].value == (
+        "A claim[^1] and another[^note].\n\n"
+        "[^1]: First note,\n    on two lines.\n\n"
+        "[^note]: Second note."
+    )
+    assert [(w.line, w.message) for w in body.warnings] == [
+        (10, "footnote [^unused] is never referenced; dropped")
+    ]
+
+
+def test_display_math_inside_a_list_keeps_the_list_as_markdown():
+    text = "- item: $$a = b$$\n- other\n"
+    [block] = parse(text).blocks
+    assert block.type == "markdown"
+    assert block.value == text.strip("\n")
+
+
+def test_images_become_image_blocks_and_missing_ones_warn(tmp_path):
+    Image.new("RGB", (2, 2)).save(tmp_path / "a b.png")
+    body = parse(
+        """
+        ![替代](a%20b.png "图 1：$x$")
+
+        Text ![inline](<a b.png>) more text.
+
+        ![](C:%5CUsers%5Cme%5Cgone.png)
+
+        ![](https://example.com/x.png)
+        """,
+        tmp_path,
+    )
+    # The missing image leaves nothing behind: the prose around it joins up.
+    assert types(body) == ["image", "paragraph", "image", "paragraph"]
+    assert body.blocks[0].value == {
+        "image": ImageSlot(0),
+        "alt": "替代",
+        "caption": "图 1：$x$",
+    }
+    assert body.blocks[1].value == "<p>Text</p>"
+    assert body.blocks[3].value == (
+        "<p>more text.</p>"
+        '<p><a href="https://example.com/x.png">https://example.com/x.png</a></p>'
+    )
+    assert [img.path.name for img in body.images] == ["a b.png", "a b.png"]
+    assert [(w.line, w.message) for w in body.warnings] == [
+        (5, "missing image: C:\\Users\\me\\gone.png"),
+        (7, "remote image https://example.com/x.png not imported; kept as a link"),
+    ]
+    assert [f.tex for f in body.formulas] == ["x"]
+
+
+def test_raw_html_becomes_html_figures(tmp_path):
+    (tmp_path / "figs").mkdir()
+    (tmp_path / "figs" / "plot.html").write_text("<p>plot</p>", "utf-8")
+    body = parse(
+        """
+        <iframe src="figs/plot.html" height="300" title="交互图"></iframe>
+
+        <svg viewBox="0 0 10 10">
+          <rect/>
+
+        </svg>
+
+        <iframe src="figs/missing.html"></iframe>
+
+        <div class="x">
+        <b>raw</b>
+        </div>
+        """,
+        tmp_path,
+    )
+    assert [b.value for b in body.blocks] == [
+        {"html": "<p>plot</p>", "height": 300, "caption": "交互图"},
+        {
+            "html": '<svg viewBox="0 0 10 10">\n  <rect/>\n\n</svg>',
+            "height": 420,
+            "caption": "",
+        },
+        {"html": '<div class="x">\n<b>raw</b>\n</div>', "height": 420, "caption": ""},
+    ]
+    assert [w.message for w in body.warnings] == [
+        "missing figure file: figs/missing.html"
+    ]
+
+
+def test_block_regions_embeds_are_kept_verbatim():
+    body = parse(
+        """
+        <!-- block:markdown -->
+        Kept *as is*, with a fence:
+        ```
+        <!-- /not the end -->
+        ```
+        <!-- /block -->
+
+        <!-- block:html_figure height="90" caption="说明 &quot;引号&quot;" -->
+        <canvas></canvas>
+
+        <script>go()</script>
+        <!-- /block -->
+
+        <!-- embed: https://www.youtube.com/watch?v=x -->
+        """
+    )
+    assert [(b.type, b.value) for b in body.blocks] == [
+        ("markdown", "Kept *as is*, with a fence:\n```\n<!-- /not the end -->\n```"),
+        (
+            "html_figure",
+            {
+                "html": "<canvas></canvas>\n\n<script>go()</script>",
+                "height": 90,
+                "caption": '说明 "引号"',
+            },
+        ),
+        ("embed", "https://www.youtube.com/watch?v=x"),
+    ]
+
+
+def test_an_unclosed_region_is_an_error_at_its_line():
+    body = parse("text\n\n<!-- block:markdown -->\nrest\n")
+    assert [(e.line, e.message) for e in body.errors] == [
+        (3, "<!-- block:markdown --> is never closed by <!-- /block -->")
+    ]
+
+
+def test_links_to_other_files_are_markers_until_pages_exist():
+    body = parse(
+        "See [x](other.md#part), [[name]], [[name|text]], [[dir/name#h]] and "
+        "[web](https://e.com/a.md).\n"
+    )
+    [paragraph] = body.blocks
+    markers = LINK_MARKER.findall(paragraph.value)
+    assert len(markers) == 4
+    assert [(ref.url, ref.wiki, ref.label_html) for ref in body.links] == [
+        ("other.md#part", False, "x"),
+        ("name", True, "name"),
+        ("name", True, "text"),
+        ("dir/name", True, "dir/name &gt; h"),
+    ]
+    assert '<a href="https://e.com/a.md">web</a>' in paragraph.value
+
+
+def test_a_series_intro_keeps_only_bold_italic_code_and_links():
+    body = parse_intro(
+        "# CUDA\n\n**粗** *斜* `code` ~~删~~ [链](https://e.com) $x$ 与 [[post]]\n\n"
+        "## 小节\n\n- 项\n\n```c\nint x;\n```\n",
+        title="CUDA",
+    )
+    assert LINK_MARKER.sub("LINK", body.html) == (
+        '<p><b>粗</b> <i>斜</i> <code>code</code> 删 <a href="https://e.com">链</a> '
+        "$x$ 与 LINK</p><p><b>小节</b></p><p>项</p>"
+    )
+    assert body.blocks == []
+    assert [w.message for w in body.warnings] == [
+        "a series intro cannot hold a code block; dropped"
+    ]

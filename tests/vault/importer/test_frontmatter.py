@@ -1,0 +1,131 @@
+"""Front matter as real vaults write it; no database needed."""
+
+import datetime
+
+import pytest
+
+from vault.importer.frontmatter import (
+    FrontMatterError,
+    parse_date,
+    parse_tags,
+    split_document,
+)
+
+
+def test_reads_the_keys_and_their_aliases():
+    doc = split_document(
+        "---\n"
+        "title: Roofline\n"
+        "created: 2026-08-05\n"
+        "lastmod: 2026-08-07\n"
+        "description: 一句话摘要\n"
+        "image: images/cover.png\n"
+        "aliases: [old-roofline, /legacy/roofline]\n"
+        "slug: roofline-model\n"
+        "draft: yes\n"
+        "comments: false\n"
+        "order: 3\n"
+        "ordering: Newest\n"
+        "---\n"
+        "Body\n"
+    )
+    front = doc.front
+    assert front.title == "Roofline"
+    assert front.date == datetime.date(2026, 8, 5)
+    assert front.updated == datetime.date(2026, 8, 7)
+    assert front.summary == "一句话摘要"
+    assert front.cover == "images/cover.png"
+    assert front.aliases == ["old-roofline", "/legacy/roofline"]
+    assert front.slug == "roofline-model"
+    assert front.draft is True
+    assert front.comments is False
+    assert front.weight == 3
+    assert front.ordering == "newest"
+    assert doc.body == "Body\n"
+    assert doc.body_line == 14
+    assert doc.warnings == []
+
+
+def test_an_unquoted_colon_in_the_title_is_recovered_with_a_warning():
+    doc = split_document(
+        "---\ntitle: CUDA: 共享内存\ndate: 2026-8-5\ntags:\n  - CUDA\n---\nBody\n"
+    )
+    assert doc.front.title == "CUDA: 共享内存"
+    assert doc.front.date == datetime.date(2026, 8, 5)
+    assert doc.front.tags == ["CUDA"]
+    [warning] = doc.warnings
+    assert warning.line == 2
+    assert "not valid YAML" in warning.message
+    assert "line by line" in warning.message
+
+
+def test_blank_lines_inside_the_block_are_fine():
+    doc = split_document(
+        "---\n\ntitle: 链接\ncreated: 2023-09-18\ntags:\n\n- System Arch\n\n---\n\n# H\n"
+    )
+    assert doc.front.title == "链接"
+    assert doc.front.date == datetime.date(2023, 9, 18)
+    assert doc.front.tags == ["System Arch"]
+    assert doc.warnings == []
+    assert doc.body_line == 10
+
+
+def test_a_file_without_front_matter_is_all_body():
+    doc = split_document("# Title\n\ntext\n")
+    assert not doc.front.present
+    assert doc.front.title == ""
+    assert doc.body == "# Title\n\ntext\n"
+    assert doc.body_line == 1
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("---\ntitle: x\n: not a key\n---\nbody", 3),
+        ("---\ntitle: never closed\n\nbody\n", 1),
+        ("---\n- a\n- list\n---\nbody", 2),
+    ],
+)
+def test_unreadable_front_matter_fails_with_its_line(text, line):
+    with pytest.raises(FrontMatterError) as error:
+        split_document(text)
+    assert error.value.issue.line == line
+
+
+def test_a_bad_date_is_a_warning_not_a_failure():
+    doc = split_document("---\ntitle: t\ndate: someday\n---\n")
+    assert doc.front.date is None
+    assert "cannot read 'someday' as a date" in doc.warnings[0].message
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (["CUDA", "cuda", "GPU"], ["CUDA", "GPU"]),
+        ("cuda, Warp, #shuffle", ["cuda", "Warp", "shuffle"]),
+        ("#单个标签", ["单个标签"]),
+        ([None, "", " a  b "], ["a b"]),
+        (None, []),
+    ],
+)
+def test_tags_come_as_a_list_or_a_comma_string_case_insensitively(value, expected):
+    assert parse_tags(value) == expected
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("2026-8-5", datetime.date(2026, 8, 5)),
+        ("2025-12-8", datetime.date(2025, 12, 8)),
+        ("2026/08/05 10:30", datetime.date(2026, 8, 5)),
+        (datetime.datetime(2026, 8, 5, 23, 0), datetime.date(2026, 8, 5)),
+    ],
+)
+def test_dates_may_be_unpadded_or_have_a_time(value, expected):
+    assert parse_date(value) == expected
+
+
+def test_toml_front_matter_is_read_too():
+    doc = split_document('+++\ntitle = "Hugo"\ntags = ["a"]\n+++\nbody')
+    assert doc.front.title == "Hugo"
+    assert doc.front.tags == ["a"]

@@ -1,0 +1,561 @@
+"""`manage.py import_markdown` builds the page tree from a vault and keeps it in step."""
+
+import datetime
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from taggit.models import Tag
+from wagtail.contrib.redirects.models import Redirect
+from wagtail.images import get_image_model
+from wagtail.models import Page, Revision
+
+from blog.models import PostPage, PostTag
+from series.models import SeriesPage
+from tests.factories import PostPageFactory, SeriesPageFactory
+from tests.vault.importer.conftest import draw
+
+pytestmark = pytest.mark.django_db
+
+CORPUS = Path(__file__).resolve().parents[3] / ".." / "shared" / "corpus"
+MAIN = "cuda/2-shared-memory.md"
+
+
+def outcomes(out: str) -> dict[str, tuple[int, int]]:
+    """Return {outcome: (posts, series)} from the report's table."""
+    rows = re.findall(r"^(created|updated|unchanged|failed) +(\d+) +(\d+)$", out, re.M)
+    return {name: (int(posts), int(series)) for name, posts, series in rows}
+
+
+def line_of(path: Path, needle: str) -> int:
+    """Return the 1-based line of ``path`` holding ``needle``."""
+    lines = path.read_text("utf-8").splitlines()
+    return next(n for n, text in enumerate(lines, start=1) if needle in text)
+
+
+def post(source_path: str) -> PostPage:
+    return PostPage.objects.get(source_path=source_path)
+
+
+def children(url_path: str) -> list[str]:
+    page = Page.objects.get(url_path=url_path)
+    return [child.slug for child in page.get_children().order_by("path")]
+
+
+def totals() -> dict[str, int]:
+    return {
+        "pages": Page.objects.count(),
+        "revisions": Revision.objects.count(),
+        "images": get_image_model().objects.count(),
+        "redirects": Redirect.objects.count(),
+        "tags": Tag.objects.count(),
+        "tagged": PostTag.objects.count(),
+    }
+
+
+def stored_files() -> set[str]:
+    storage = get_image_model()._meta.get_field("file").storage
+    if not storage.exists("original_images"):
+        return set()
+    return set(storage.listdir("original_images")[1])
+
+
+@pytest.fixture
+def imported(vault, run_import):
+    run = run_import(vault)
+    assert run.error is None, run.out
+    return run
+
+
+# The tree ------------------------------------------------------------------
+
+
+def test_folders_become_series_and_files_posts_in_reading_order(imported, home):
+    assert outcomes(imported.out) == {
+        "created": (11, 5),
+        "updated": (0, 0),
+        "unchanged": (0, 0),
+        "failed": (0, 0),
+    }
+    imported_children = [s for s in children("/home/") if s not in ("tags", "archive")]
+    # Weighted sections first, then undated-name posts by date, then the rest.
+    assert imported_children[:2] == ["cuda", "notes"]
+    assert set(imported_children) == {
+        "cuda",
+        "notes",
+        "about",
+        "diagramexcalidraw",
+        "scratch",
+        "drafts",
+    }
+    # Natural order (2 before 10), then a sub-series; weights inside cute/.
+    assert children("/home/cuda/") == ["2-shared-memory", "10-warp-shuffle", "cute"]
+    assert children("/home/cuda/cute/") == ["tiled-copy", "layout"]
+    assert children("/home/notes/") == ["csapp"]
+    assert children("/home/notes/csapp/") == ["7-链接", "8-异常控制流", "10-虚拟内存"]
+    assert not Page.objects.filter(title="The root index is ignored").exists()
+
+
+def test_series_take_title_intro_and_ordering_from_their_index(imported):
+    cuda = SeriesPage.objects.get(source_path="cuda")
+    assert cuda.title == "CUDA"
+    assert cuda.ordering == SeriesPage.Ordering.NEWEST
+    smem = post(MAIN)
+    assert cuda.intro == (
+        "<p><b>CUDA</b> 编程笔记：<i>共享内存</i>、<code>warp</code> 与 "
+        '<a href="https://docs.nvidia.com/cuda/">官方文档</a>，公式 $O(n^2)$ 保持原样。'
+        f'从 <a linktype="page" id="{smem.pk}">2-shared-memory</a> 读起。</p>'
+        "<p><b>本栏目</b></p><p>列表项变成一行</p>"
+    )
+    notes = SeriesPage.objects.get(source_path="notes")
+    assert notes.title == "读书笔记"
+    # No index.md: the folder name is the title.
+    assert SeriesPage.objects.get(source_path="notes/CSAPP").title == "CSAPP"
+    assert SeriesPage.objects.get(source_path="cuda/cute").title == "cute"
+
+
+def test_pages_are_published_except_drafts(imported):
+    assert post(MAIN).live
+    wip = post("drafts/wip.md")
+    assert not wip.live
+    assert wip.get_latest_revision() is not None
+
+
+# Front matter ----------------------------------------------------------------
+
+
+def test_front_matter_gives_title_dates_summary_cover_and_comments(imported):
+    smem = post(MAIN)
+    assert smem.title == "CUDA: 共享内存与 Bank Conflict"
+    assert smem.date == datetime.date(2026, 8, 5)
+    assert smem.updated == datetime.date(2026, 8, 20)
+    assert smem.summary == "共享内存的 32 个 bank，以及如何避开冲突。"
+    assert smem.comments is True
+    assert smem.cover is not None
+    assert (smem.cover.width, smem.cover.height) == (8, 6)
+    linking = post("notes/CSAPP/7-链接.md")
+    assert (linking.title, linking.date) == ("链接", datetime.date(2023, 9, 18))
+    ecf = post("notes/CSAPP/8 异常控制流.md")
+    assert ecf.updated == datetime.date(2023, 10, 1)
+    vm = post("notes/CSAPP/10-虚拟内存.md")
+    assert vm.updated == vm.date == datetime.date(2023, 9, 25)
+
+
+def test_titles_without_front_matter_come_from_the_h1_or_the_file_name(imported, vault):
+    about = post("about.md")
+    assert about.title == "About this vault"
+    assert [b.block_type for b in about.body] == ["paragraph"]  # the H1 is dropped
+    scratch = post("scratch.md")
+    assert scratch.title == "scratch"
+    mtime = datetime.date.fromtimestamp((vault / "scratch.md").stat().st_mtime)
+    assert scratch.date == scratch.updated == mtime
+
+
+def test_tags_are_one_per_name_whatever_the_case(imported):
+    assert sorted(t.name for t in post(MAIN).tags.all()) == ["CUDA", "GPU"]
+    warp = post("cuda/10-warp-shuffle.md")
+    assert sorted(t.name for t in warp.tags.all()) == ["CUDA", "Warp", "shuffle"]
+    assert Tag.objects.filter(name__iexact="cuda").count() == 1
+
+
+# Bodies ----------------------------------------------------------------------
+
+
+def test_a_post_body_is_split_into_blocks(imported):
+    body = post(MAIN).body
+    assert [b.block_type for b in body] == [
+        "paragraph",
+        "paragraph",
+        "heading",
+        "math",
+        "paragraph",
+        "math",
+        "code",
+        "code",
+        "code",
+        "code",
+        "image",
+        "table",
+        *["callout"] * 10,
+        "quote",
+        "markdown",
+        "html_figure",
+        "html_figure",
+        "markdown",
+        "html_figure",
+    ]
+    raw = body.raw_data
+    assert raw[0]["value"].startswith(
+        "<p>共享内存按 4 字节分成 32 个 bank，带宽为 $B = 32 \\times 4$ 字节/周期。\n"
+    )
+    assert (
+        "<ul><li>同一 warp 访问同一 bank 的不同地址会冲突<ul><li>广播不算冲突</li></ul></li>"
+        in (raw[0]["value"])
+    )
+    assert raw[1]["value"] == "<p>第二个段落块，一杯咖啡 \\$5。</p>"
+    assert raw[3]["value"] == {
+        "tex": "T = T_0 \\cdot n_{\\text{conflict}}",
+        "label": "1",
+    }
+    assert raw[5]["value"] == {"tex": "t = \\frac{n}{32}", "label": ""}
+    code = [b["value"] for b in raw if b["type"] == "code"]
+    assert [
+        (c["language"], c["filename"], c["highlight_lines"], c["line_numbers"])
+        for c in code
+    ] == [
+        ("cuda", "transpose.cu", "2-3", True),
+        ("cpp", "", "", True),
+        ("bash", "", "", True),
+        ("python", "bench.py", "", False),
+    ]
+    image = body[10].value
+    assert (image["alt"], image["caption"]) == ("共享内存示意", "图 1：32 个 bank")
+    table = raw[11]["value"]
+    assert table["table_caption"] == "步长与 $n$ 路冲突"
+    assert table["data"] == [
+        ["访问模式", "冲突路数", "时间"],
+        ["连续", "1", "$t$"],
+        ["步长 2", "2", "$2t$"],
+    ]
+    callouts = [
+        (b["value"]["kind"], b["value"]["title"]) for b in raw if b["type"] == "callout"
+    ]
+    assert callouts == [
+        ("note", ""),
+        ("tip", "自定义标题"),
+        ("warning", "折叠的警告"),
+        ("danger", ""),
+        ("info", ""),
+        ("info", ""),
+        ("warning", ""),
+        ("danger", ""),
+        ("tip", ""),
+        ("note", ""),
+    ]
+    assert raw[22]["value"] == {
+        "quote": "<p>过早优化是万恶之源。</p>",
+        "source": "Donald Knuth",
+    }
+    assert raw[23]["value"] == (
+        "Bank 冲突的说法来自硬件手册[^hw]。\n\n"
+        "[^hw]: 见 CUDA C++ Programming Guide 的 Shared Memory 一节。"
+    )
+    iframe, svg = raw[24]["value"], raw[25]["value"]
+    assert iframe["html"].startswith("<!doctype html>") and iframe["height"] == 360
+    assert svg["html"].startswith("<svg") and svg["html"].endswith("</svg>")
+    assert raw[27]["value"] == {
+        "html": '<div id="fig">Hello</div>',
+        "height": 200,
+        "caption": '一个 "HTML" 图',
+    }
+
+
+def test_links_between_files_become_page_links(imported):
+    smem, layout = post(MAIN), post("cuda/cute/layout.md")
+    warp = post("cuda/10-warp-shuffle.md").body.raw_data[0]["value"]
+    assert f'<a linktype="page" id="{smem.pk}">共享内存</a>' in warp
+    assert f'<a linktype="page" id="{layout.pk}">cute/layout</a>' in warp
+    # The broken link is kept as its text.
+    assert "失效的链接：does-not-exist。" in warp
+    # Links to files imported later are filled in after every page exists.
+    about = post("about.md").body.raw_data[0]["value"]
+    linking = post("notes/CSAPP/7-链接.md")
+    assert f'<a linktype="page" id="{linking.pk}">the linking notes</a>' in about
+    assert post("about.md").revisions.count() == 1
+
+
+def test_images_are_imported_once_by_content(imported):
+    assert get_image_model().objects.count() == 2  # cover, and smem.png = smem-copy.png
+    smem_image = post(MAIN).body[10].value["image"]
+    assert post("notes/CSAPP/7-链接.md").body[2].value["image"] == smem_image
+
+
+def test_the_report_names_file_and_line_of_every_warning(imported, vault):
+    main = vault / MAIN
+    out = imported.out
+    assert f"{MAIN}:2: front matter is not valid YAML" in out
+    assert (
+        f"{MAIN}:{line_of(main, 'gone.png')}: missing image: C:\\Users\\me\\Desktop\\gone.png"
+        in out
+    )
+    warp = vault / "cuda/10-warp-shuffle.md"
+    assert (
+        f"cuda/10-warp-shuffle.md:{line_of(warp, 'does-not-exist')}: "
+        "broken link to does-not-exist: no such file"
+    ) in out
+    assert "warnings: 3" in out
+
+
+def test_a_rendered_post_shows_no_markdown_syntax(client, imported):
+    response = client.get("/cuda/2-shared-memory/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "$$" not in html
+    assert "[!" not in html
+    assert html.count('class="katex"') >= 6
+    assert '<span class="k">' in html or '<span class="kt">' in html  # Pygments
+    assert "<table" in html and "callout-tip" in html
+    assert 'class="footnote' in html or "footnotes" in html
+    assert 'href="/cuda/10-warp-shuffle/"' in html
+
+
+# Old URLs --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("/notes/CSAPP/7-链接", "/notes/csapp/7-链接/"),
+        ("/notes/CSAPP/7-链接/", "/notes/csapp/7-链接/"),
+        ("/notes/CSAPP/8-异常控制流", "/notes/csapp/8-异常控制流/"),
+        ("/notes/CSAPP", "/notes/csapp/"),
+        ("/cuda/old-smem", "/cuda/2-shared-memory/"),
+        ("/legacy/shared-memory/", "/cuda/2-shared-memory/"),
+    ],
+)
+def test_old_quartz_paths_and_aliases_redirect_permanently(client, imported, old, new):
+    response = client.get(old)
+    assert response.status_code == 301
+    assert unquote(response["Location"]) == new
+
+
+def test_no_redirect_loops_onto_the_page_itself(imported):
+    assert not Redirect.objects.filter(old_path="/cuda/2-shared-memory").exists()
+    assert not Redirect.objects.filter(old_path="/about").exists()
+
+
+# Re-import -------------------------------------------------------------------
+
+
+def test_importing_twice_duplicates_nothing(vault, run_import):
+    run_import(vault)
+    before = totals()
+    again = run_import(vault)
+    assert again.error is None
+    assert totals() == before
+    assert outcomes(again.out)["unchanged"] == (11, 5)
+    assert outcomes(again.out)["created"] == (0, 0)
+    assert "redirects created: 0" in again.out
+
+
+def test_a_changed_file_is_updated_with_a_new_revision(vault, run_import):
+    run_import(vault)
+    revisions = {p.pk: p.revisions.count() for p in Page.objects.all()}
+    warp_file = vault / "cuda/10-warp-shuffle.md"
+    warp_file.write_text(warp_file.read_text("utf-8") + "\n新加的一段。\n", "utf-8")
+    run = run_import(vault)
+    assert outcomes(run.out)["updated"] == (1, 0)
+    assert outcomes(run.out)["unchanged"] == (10, 5)
+    warp = post("cuda/10-warp-shuffle.md")
+    assert "新加的一段。" in str(warp.body)
+    for page in Page.objects.all():
+        expected = revisions[page.pk] + (1 if page.pk == warp.pk else 0)
+        assert page.revisions.count() == expected, page.url_path
+
+
+def test_a_new_target_makes_its_linking_file_import_again(vault, run_import):
+    run_import(vault)
+    (vault / "cuda" / "does-not-exist.md").write_text("# Now it does\n", "utf-8")
+    run = run_import(vault)
+    assert outcomes(run.out)["created"] == (1, 0)
+    assert outcomes(run.out)["updated"] == (1, 0)
+    target = post("cuda/does-not-exist.md")
+    warp = post("cuda/10-warp-shuffle.md").body.raw_data[0]["value"]
+    assert f'<a linktype="page" id="{target.pk}">does-not-exist</a>' in warp
+
+
+# Failures ----------------------------------------------------------------------
+
+
+def test_bad_files_fail_alone_and_are_named_with_their_line(
+    broken_vault, run_import, home
+):
+    # A section made by hand holds the slug: a post can't take it over.
+    SeriesPageFactory(parent=home, slug="clash", title="Made by hand")
+    (broken_vault / "clash.md").write_text(
+        "---\ntitle: Clash\n---\n\n![unique](clash.png)\n", "utf-8"
+    )
+    draw(broken_vault / "clash.png", (3, 3), (1, 2, 3))
+    before_images = get_image_model().objects.count()
+    files = stored_files()
+    run = run_import(broken_vault)
+    assert run.error is not None
+    assert "4 of the files failed" in str(run.error)
+    out = run.out
+    latex_line = line_of(broken_vault / "bad-latex.md", "broken one")
+    assert f"bad-latex.md:{latex_line}: KaTeX parse error:" in out
+    assert "bad-utf8.md:6: not valid UTF-8: byte 0xff at column 5" in out
+    assert "bad-frontmatter.md:3: cannot read front matter line" in out
+    assert "clash.md: slug 'clash' is already used by /clash/" in out
+    assert outcomes(out)["created"] == (2, 0)
+    assert outcomes(out)["failed"] == (4, 0)
+    assert "also-good.md:5: broken link to missing.md: no such file" in out
+    assert "also-good.md:7: missing image: images/nowhere.png" in out
+    assert (
+        "also-good.md:9: broken link to bad-latex.md: that page was not imported" in out
+    )
+    assert {p.title for p in PostPage.objects.filter(source_path__gt="")} == {
+        "A good post",
+        "Also good",
+    }
+    # The clashing file's image was made before it failed: rolled back too.
+    assert get_image_model().objects.count() == before_images
+    assert stored_files() == files
+    good = post("good.md")
+    assert f'<a linktype="page" id="{good.pk}">the good post</a>' in str(
+        post("also-good.md").body.raw_data[0]["value"]
+    )
+
+
+def test_a_folder_whose_index_fails_still_holds_its_posts(broken_vault, run_import):
+    folder = broken_vault / "series"
+    folder.mkdir()
+    (folder / "index.md").write_text("---\n: no key\n---\nIntro.\n", "utf-8")
+    (folder / "post.md").write_text("# In the series\n\nText.\n", "utf-8")
+    run = run_import(broken_vault)
+    assert "series/index.md:2: cannot read front matter line" in run.out
+    assert outcomes(run.out)["failed"] == (3, 1)
+    series = post("series/post.md").get_parent().specific
+    assert (series.title, series.source_path) == ("series", "series")
+    assert series.source_hash == ""  # index.md is tried again next time
+
+
+def test_fixing_a_failed_file_links_the_files_that_point_at_it(
+    broken_vault, run_import
+):
+    run_import(broken_vault)
+    bad = broken_vault / "bad-latex.md"
+    bad.write_text(
+        bad.read_text("utf-8").replace("\\frac{1}{$", "\\frac{1}{2}$"), "utf-8"
+    )
+    run = run_import(broken_vault)
+    assert outcomes(run.out)["created"] == (1, 0)
+    assert outcomes(run.out)["updated"] == (1, 0)  # also-good.md, for its link
+    fixed = post("bad-latex.md")
+    body = post("also-good.md").body.raw_data[0]["value"]
+    assert f'<a linktype="page" id="{fixed.pk}">the bad one</a>' in body
+
+
+def test_a_dry_run_writes_nothing_and_reports_the_same(vault, run_import):
+    before = totals()
+    files = stored_files()
+    run = run_import(vault, "--dry-run")
+    assert run.error is None
+    assert totals() == before
+    assert "Dry run: nothing was written." in run.out
+    assert outcomes(run.out)["created"] == (11, 5)
+    assert "images created: 2" in run.out
+    assert stored_files() == files
+
+
+# Options ---------------------------------------------------------------------
+
+
+def test_draft_imports_every_page_unpublished(vault, run_import):
+    run = run_import(vault, "--draft")
+    assert run.error is None
+    imported = Page.objects.filter(
+        pk__in=[
+            *PostPage.objects.filter(source_path__gt="").values_list("pk", flat=True)
+        ]
+    )
+    assert imported.count() == 11
+    assert not imported.filter(live=True).exists()
+    assert not SeriesPage.objects.filter(live=True).exists()
+
+
+def test_exclude_skips_matching_paths(vault, run_import):
+    run = run_import(vault, "--exclude", "drafts/*", "--exclude", "*.excalidraw.md")
+    assert run.error is None
+    sources = set(PostPage.objects.values_list("source_path", flat=True))
+    assert "drafts/wip.md" not in sources
+    assert "diagram.excalidraw.md" not in sources
+    assert not SeriesPage.objects.filter(source_path="drafts").exists()
+    assert outcomes(run.out)["created"] == (9, 4)
+
+
+def test_parent_imports_under_another_page(home, vault, run_import, client):
+    section = SeriesPageFactory(parent=home, slug="section", title="Section")
+    run = run_import(
+        vault / "notes", "--parent", "/section/", "--old-url-prefix", "/notes/"
+    )
+    assert run.error is None, run.out
+    assert children("/home/section/") == ["csapp"]
+    assert children("/home/section/csapp/") == ["7-链接", "8-异常控制流", "10-虚拟内存"]
+    assert post("CSAPP/7-链接.md").get_parent().get_parent().pk == section.pk
+    response = client.get("/notes/CSAPP/7-链接")
+    assert unquote(response["Location"]) == "/section/csapp/7-链接/"
+
+
+def test_an_unknown_parent_is_refused(vault, run_import):
+    run = run_import(vault, "--parent", "/nowhere/")
+    assert run.error is not None
+    assert "No page at '/nowhere/'" in str(run.error)
+
+
+def test_a_single_file_imports_under_the_parent(vault, run_import, home):
+    run = run_import(vault / "scratch.md")
+    assert run.error is None
+    page = post("scratch.md")
+    assert page.get_parent().pk == home.pk
+
+
+# The author's real posts -----------------------------------------------------
+
+
+@pytest.mark.skipif(
+    not CORPUS.is_dir(), reason=f"the shared corpus is not at {CORPUS} (CI has it)"
+)
+def test_the_corpus_posts_import_and_render(tmp_path, run_import, client):
+    shutil.copytree(CORPUS, tmp_path / "corpus")
+    run = run_import(tmp_path / "corpus", "--exclude", "README.md")
+    assert run.error is None, run.out
+    assert outcomes(run.out)["created"] == (2, 0)
+    assert (
+        "7-链接.md:25: missing image: C:\\Users\\我\\Desktop\\MyblogImg\\csapp\\ELF.png"
+        in run.out
+    )
+    for source, min_math in (("从GEMM实践CUDA优化.md", 60), ("7-链接.md", 0)):
+        page = post(source)
+        response = client.get(page.url)
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert "$$" not in html
+        for marker in ("[!NOTE]", "[!TIP]", "[!WARNING]", "[!"):
+            assert marker not in html
+        assert html.count('class="katex"') >= min_math
+        assert '<span class="k">' in html or '<span class="kt">' in html
+        assert "math-error" not in html
+    gemm = post("从GEMM实践CUDA优化.md")
+    assert gemm.title == "从 GEMM 实践 CUDA 优化"
+    assert gemm.date == datetime.date(2025, 12, 8)
+    assert [b.block_type for b in gemm.body].count("callout") == 2
+    response = client.get("/从GEMM实践CUDA优化")
+    assert response.status_code == 301
+    assert unquote(response["Location"]) == "/从gemm实践cuda优化/"
+
+
+def test_progress_and_the_file_list_on_request(vault, run_import):
+    run = run_import(vault, "--progress", "--verbosity", "2")
+    assert "[16/16]" in run.err  # 11 posts and 5 series
+    assert "  created  cuda/2-shared-memory.md" in run.out
+
+
+def test_a_post_made_in_the_admin_is_taken_over_by_the_file_of_its_slug(
+    tmp_path, run_import, home
+):
+    """Restoring an export into the same site revises its pages, never fails."""
+    made = PostPageFactory(parent=home, slug="restored", title="Made by hand")
+    revisions = made.revisions.count()
+    (tmp_path / "restored.md").write_text(
+        "---\ntitle: From the file\ndate: 2026-09-01\n---\n\nBody $x$.\n", "utf-8"
+    )
+    run = run_import(tmp_path)
+    assert run.error is None, run.out
+    page = PostPage.objects.get(pk=made.pk)
+    assert page.title == "From the file"
+    assert page.source_path == "restored.md"
+    assert page.revisions.count() == revisions + 1
+    assert PostPage.objects.filter(slug="restored").count() == 1

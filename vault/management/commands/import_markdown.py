@@ -1,0 +1,122 @@
+"""Import Markdown files (an Obsidian/Quartz/Hexo vault) into the page tree.
+
+The format is docs/markdown-format.md; the work is done by `vault.importer`.
+"""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
+from wagtail.models import Page, Site
+
+from blog.models import HomePage
+from series.models import SeriesPage
+from vault.importer import Importer
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a Markdown file or a folder tree: folders become series, files "
+        "posts. Re-importing updates the same pages; unchanged files are skipped."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="a Markdown file or a folder of them")
+        parser.add_argument(
+            "--parent",
+            default="/",
+            help="URL path of the page to import under, e.g. /notes/ "
+            "(default: the home page)",
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="do everything, report, then roll back: nothing is written",
+        )
+        parser.add_argument(
+            "--draft", action="store_true", help="save pages unpublished (as drafts)"
+        )
+        parser.add_argument(
+            "--exclude",
+            action="append",
+            default=[],
+            metavar="GLOB",
+            help="skip paths (relative to PATH) matching GLOB, e.g. 'drafts/*'; "
+            "repeatable",
+        )
+        parser.add_argument(
+            "--old-url-prefix",
+            default="",
+            help="URL path PATH was served at on the old site, for redirects "
+            "(default: the site root)",
+        )
+        parser.add_argument(
+            "--progress",
+            action="store_true",
+            help="show progress on stderr even when it is not a terminal",
+        )
+
+    def handle(self, *args, **options):
+        path = Path(options["path"]).expanduser()
+        if not path.exists():
+            raise CommandError(f"{path} does not exist.")
+        if path.is_file() and path.suffix.lower() != ".md":
+            raise CommandError(f"{path} is not a Markdown (.md) file.")
+        parent = self.find_parent(options["parent"])
+        self.tty = self.stderr.isatty()
+        show_progress = options["progress"] or self.tty
+        importer = Importer(
+            path.resolve(),
+            parent=parent,
+            dry_run=options["dry_run"],
+            draft=options["draft"],
+            exclude=options["exclude"],
+            old_url_prefix=options["old_url_prefix"],
+            progress=self.show_progress if show_progress else None,
+        )
+        where = parent.get_url() or parent.url_path
+        self.stdout.write(f"Importing {path} under {where} ({parent.title})")
+        report = importer.run()
+        if show_progress and self.tty:
+            self.stderr.write("")  # end the status line
+        if options["verbosity"] >= 2:
+            for outcome, label in report.files:
+                self.stdout.write(f"{outcome:>9}  {label}")
+        self.stdout.write(report.format())
+        if report.failed:
+            raise CommandError(
+                f"{report.failed} of the files failed to import (listed above)."
+            )
+
+    def find_parent(self, url_path: str) -> Page:
+        """Return the page at ``url_path`` in the default site; it must hold posts."""
+        try:
+            site = Site.objects.select_related("root_page").get(is_default_site=True)
+        except Site.DoesNotExist as error:
+            raise CommandError(
+                "There is no default site; run `python manage.py migrate` first."
+            ) from error
+        except DatabaseError as error:
+            raise CommandError(f"The database is not ready ({error}).") from error
+        parts = [part for part in url_path.strip("/").split("/") if part]
+        full = site.root_page.url_path + "".join(f"{part}/" for part in parts)
+        page = Page.objects.filter(url_path=full).first()
+        if page is None:
+            raise CommandError(f"No page at {url_path!r}.")
+        page = page.specific
+        if not isinstance(page, HomePage | SeriesPage):
+            raise CommandError(
+                f"{url_path!r} is a {type(page).__name__}; import under the home "
+                "page or a series."
+            )
+        return page
+
+    def show_progress(self, done: int, total: int, label: str) -> None:
+        """Show ``[done/total] file``: one rewritten line on a terminal, else a line each."""
+        width = len(str(total))
+        line = f"[{done:>{width}}/{total}] {label}"
+        if self.tty:
+            self.stderr.write(f"\r\033[K{line[:100]}", ending="")
+            self.stderr.flush()
+        else:
+            self.stderr.write(line)
