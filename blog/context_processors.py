@@ -1,8 +1,8 @@
 from django.conf import settings
 from wagtail.models import Site
 
+from blog.models import LINK_COLUMNS, SeriesPage
 from pagecache.cache import remember_site
-from series.models import LINK_COLUMNS, SeriesPage
 
 
 def site_navigation(request):

@@ -3,20 +3,17 @@
 Each feed lists the latest posts by date with their whole body, rendered for
 feed readers (``{"feed": True}`` in the block context): math as MathML only,
 code with inline styles, the interactive figure as a link, no heading anchors,
-every URL absolute (``PostPage.feed_entries``, kept in the render cache with
-the post's tags, escaped already).
+every URL absolute (the post model's ``feed_entries``, kept in the render
+cache with the post's tags, escaped already).
 """
 
 import datetime
 
-from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.utils import timezone
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
 from wagtail.models import Site
-
-from blog.models import NEWEST_FIRST, HomePage, PostPage
 
 FEED_LENGTH = 20
 
@@ -45,14 +42,16 @@ class AtomContentFeed(Atom1Feed):
 
 
 class PostFeed(Feed):
-    """The latest posts of ``posts`` (a PostPage queryset), full content."""
+    """The latest posts of ``posts`` (a PostPage queryset), full content.
+
+    ``order`` is newest first, told in the columns of an index the posts'
+    filter can read in order; by default the queryset's ``for_feed`` order.
+    """
 
     feed_type = AtomContentFeed
     language = "zh-CN"
 
-    def __init__(
-        self, posts, *, title: str, link: str, subtitle: str = "", order=NEWEST_FIRST
-    ):
+    def __init__(self, posts, *, title: str, link: str, subtitle: str = "", order=None):
         super().__init__()
         self.posts = posts
         self.order = order
@@ -66,19 +65,20 @@ class PostFeed(Feed):
         return None
 
     def author_name(self):
-        """Return the author named on the site's home page.
+        """Return the author named on the site's home page, if it names one.
 
         Pages routed by Wagtail (tag and series feeds) have the root page and
         its specific page cached on the request's Site already.
         """
         root = self.site.root_page.specific if self.site else None
-        return (root.author or None) if isinstance(root, HomePage) else None
+        return getattr(root, "author", "") or None
 
     def items(self):
-        posts = list(self.posts.for_feed(self.order)[:FEED_LENGTH])
+        feed = self.posts.for_feed(self.order) if self.order else self.posts.for_feed()
+        posts = list(feed[:FEED_LENGTH])
         links = [post.get_url(self.request) for post in posts]
         urls = [self.request.build_absolute_uri(link) for link in links]
-        entries = PostPage.feed_entries(posts, self.request, urls)
+        entries = self.posts.model.feed_entries(posts, self.request, urls)
         for post, link, entry in zip(posts, links, entries, strict=True):
             post.feed_link, post.feed_entry = link, entry
         return posts
@@ -112,17 +112,3 @@ class PostFeed(Feed):
 
     def item_extra_kwargs(self, item):
         return {"content": item.feed_entry["content"]}
-
-
-def site_feed(request):
-    """Serve the latest posts of the whole site."""
-    site = Site.find_for_request(request)
-    posts = PostPage.objects.all()
-    if site is not None:
-        posts = posts.below(site.root_page)
-    return PostFeed(
-        posts,
-        title=settings.WAGTAIL_SITE_NAME,
-        subtitle="最近的文章",
-        link="/",
-    )(request)

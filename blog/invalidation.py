@@ -30,9 +30,15 @@ from wagtail.signals import (
     pre_page_move,
 )
 
-from blog.models import ArchivePage, HomePage, PostPage, PostTag, TagIndexPage
+from blog.models import (
+    ArchivePage,
+    HomePage,
+    PostPage,
+    PostTag,
+    SeriesPage,
+    TagIndexPage,
+)
 from pagecache.cache import purge_all, purge_paths, site_paths
-from series.models import SeriesPage
 
 
 def paths_of(pages) -> set[str]:

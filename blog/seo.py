@@ -20,10 +20,9 @@ from wagtail.contrib.sitemaps.views import index as wagtail_sitemap_index
 from wagtail.models import Site
 
 from blog.invalidation import sitemap_paths
-from blog.models import HomePage, PostPage
+from blog.models import CountedPaginator, HomePage, PostPage, SeriesPage, readable
 from blog.social import social_image_url
 from pagecache.cache import remember_at
-from series.models import CountedPaginator, SeriesPage, readable
 
 DESCRIPTION_LENGTH = 160
 

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_safe
 from PIL import Image, ImageDraw, ImageFont
 from wagtail.models import Page
 
-from series.models import readable
+from blog.models import readable
 
 logger = logging.getLogger(__name__)
 

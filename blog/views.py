@@ -1,10 +1,14 @@
-"""Views outside the page tree: search."""
+"""Views outside the page tree: search, the site feed, the favicon."""
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.templatetags.static import static
+from wagtail.models import Site
 
+from blog.feeds import PostFeed
+from blog.models import PostPage
 from search.engine import (
     MAX_QUERY_LENGTH,
     MAX_RESULTS,
@@ -42,3 +46,17 @@ def search(request):
 def favicon(request):
     """Send clients that ask for /favicon.ico to the icon the pages link to."""
     return redirect(static("favicon.svg"), permanent=True)
+
+
+def site_feed(request):
+    """Serve the latest posts of the whole site."""
+    site = Site.find_for_request(request)
+    posts = PostPage.objects.all()
+    if site is not None:
+        posts = posts.below(site.root_page)
+    return PostFeed(
+        posts,
+        title=settings.WAGTAIL_SITE_NAME,
+        subtitle="最近的文章",
+        link="/",
+    )(request)

@@ -7,10 +7,9 @@ from wagtail.admin import urls as wagtailadmin_urls
 from wagtail.contrib.sitemaps.views import sitemap
 from wagtail.documents import urls as wagtaildocs_urls
 
-from blog.feeds import site_feed
 from blog.seo import PageSitemap, sitemap_index
 from blog.social import social_image
-from blog.views import favicon, search
+from blog.views import favicon, search, site_feed
 
 SITEMAPS = {"pages": PageSitemap}
 

@@ -251,7 +251,7 @@ SITE_SCRIPT = """
 import json, os
 from django.contrib.auth import get_user_model
 from blog.models import PostPage
-from series.models import SeriesPage
+from blog.models import SeriesPage
 from taggit.models import Tag
 
 pages = ["/", "/tags/", "/archive/", "/archive/?page=2"]

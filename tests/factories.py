@@ -7,8 +7,7 @@ import wagtail_factories
 from wagtail.rich_text import RichText
 
 from blog import blocks
-from blog.models import ArchivePage, HomePage, PostPage, TagIndexPage
-from series.models import SeriesPage
+from blog.models import ArchivePage, HomePage, PostPage, SeriesPage, TagIndexPage
 
 
 class HeadingBlockFactory(wagtail_factories.StructBlockFactory):

@@ -61,9 +61,13 @@ from wagtail.models import Page  # noqa: E402
 from wagtail.search.backends import get_search_backend  # noqa: E402
 from wagtail.signals import page_published  # noqa: E402
 
-from blog.models import HomePage, PostPage, PostTag  # noqa: E402
+from blog.models import (  # noqa: E402
+    HomePage,
+    PostPage,
+    PostTag,
+    SeriesPage,  # noqa: E402
+)
 from scripts.bench import content  # noqa: E402
-from series.models import SeriesPage  # noqa: E402
 
 BATCH = 500
 # Where posts go: a share at the top level, a share directly in the sections,

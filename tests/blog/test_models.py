@@ -8,8 +8,14 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from wagtail.blocks import StreamValue
 
-from blog.models import ArchivePage, HomePage, PostPage, PostTag, TagIndexPage
-from series.models import SeriesPage
+from blog.models import (
+    ArchivePage,
+    HomePage,
+    PostPage,
+    PostTag,
+    SeriesPage,
+    TagIndexPage,
+)
 from tests.factories import PostPageFactory
 
 

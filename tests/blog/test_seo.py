@@ -13,8 +13,8 @@ from django.core.cache import cache
 from PIL import Image
 
 from blog import social
+from blog.models import SeriesPage
 from blog.seo import page_meta
-from series.models import SeriesPage
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 

@@ -195,7 +195,7 @@ def test_archive_groups_by_year(client, site):
 def test_archive_pages_hold_a_few_hundred_posts_and_keep_year_counts(
     client, home, archive, monkeypatch
 ):
-    monkeypatch.setattr("blog.models.ARCHIVE_PER_PAGE", 3)
+    monkeypatch.setattr("blog.models.archive.ARCHIVE_PER_PAGE", 3)
     for n, year in enumerate([2026, 2025, 2025, 2025, 2024]):
         PostPageFactory(
             parent=home,

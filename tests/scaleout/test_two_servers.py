@@ -123,7 +123,7 @@ def prepare(env):
         "shell",
         "-c",
         "from django.contrib.auth import get_user_model;"
-        "from series.models import SeriesPage;"
+        "from blog.models import SeriesPage;"
         "from blog.models import PostPage;"
         "import datetime;"
         f"get_user_model().objects.create_superuser({EDITOR!r}, 'o@example.com', "

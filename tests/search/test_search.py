@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from wagtail.models import PageViewRestriction
 from wagtail.rich_text import RichText
 
-from search import engine as search
 from blog.models import PostPage
+from search import engine as search
 from search.engine import (
     MAX_QUERY_LENGTH,
     clean_query,

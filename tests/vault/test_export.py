@@ -28,9 +28,8 @@ from wagtail.embeds.models import Embed
 from wagtail.images import get_image_model
 from wagtail.models import Page
 
-from blog.models import ArchivePage, PostPage, TagIndexPage
+from blog.models import ArchivePage, PostPage, SeriesPage, TagIndexPage
 from rendering.markdown import math_plugin
-from series.models import SeriesPage
 from vault import demo
 from vault.exporter.blocks import (
     block_to_markdown,

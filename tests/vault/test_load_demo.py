@@ -17,8 +17,14 @@ from taggit.models import Tag
 from wagtail.images import get_image_model
 from wagtail.models import Page, Revision, Site
 
-from blog.models import ArchivePage, HomePage, PostPage, PostTag, TagIndexPage
-from series.models import SeriesPage
+from blog.models import (
+    ArchivePage,
+    HomePage,
+    PostPage,
+    PostTag,
+    SeriesPage,
+    TagIndexPage,
+)
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 pytestmark = pytest.mark.django_db

@@ -23,8 +23,7 @@ from wagtail.documents import get_document_model
 from wagtail.images import get_image_model
 from wagtail.models import Page, Site
 
-from blog.models import ArchivePage, HomePage, PostPage, TagIndexPage
-from series.models import SeriesPage
+from blog.models import ArchivePage, HomePage, PostPage, SeriesPage, TagIndexPage
 
 from .blocks import body_to_markdown, document
 from .richtext import rich_text_to_markdown

@@ -31,9 +31,8 @@ from wagtail.contrib.redirects.models import Redirect
 from wagtail.images import get_image_model
 from wagtail.models import Page
 
-from blog.models import PostPage
+from blog.models import PostPage, SeriesPage
 from rendering import check_math
-from series.models import SeriesPage
 
 from .assets import AssetFinder, local_part
 from .blocks import ImageSlot, ParsedBody, parse_body, parse_intro

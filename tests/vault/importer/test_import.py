@@ -12,8 +12,7 @@ from wagtail.contrib.redirects.models import Redirect
 from wagtail.images import get_image_model
 from wagtail.models import Page, Revision
 
-from blog.models import PostPage, PostTag
-from series.models import SeriesPage
+from blog.models import PostPage, PostTag, SeriesPage
 from tests.factories import PostPageFactory, SeriesPageFactory
 from tests.vault.importer.conftest import draw
 

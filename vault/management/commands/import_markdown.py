@@ -9,8 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 from wagtail.models import Page, Site
 
-from blog.models import HomePage
-from series.models import SeriesPage
+from blog.models import HomePage, SeriesPage
 from vault.importer import Importer
 
 

@@ -15,8 +15,7 @@ from wagtail.images import get_image_model
 from wagtail.models import Site
 from wagtail.utils.file import hash_filelike
 
-from blog.models import ArchivePage, HomePage, PostPage, TagIndexPage
-from series.models import SeriesPage
+from blog.models import ArchivePage, HomePage, PostPage, SeriesPage, TagIndexPage
 from vault import demo
 
 

@@ -1,12 +1,8 @@
 """SeriesPage: sections and series, their order and counts."""
 
-import ast
 import datetime
-from pathlib import Path
 
 from tests.factories import PostPageFactory, SeriesPageFactory
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_series_lists_posts_in_explorer_order(home):
@@ -28,17 +24,3 @@ def test_section_lists_every_post_under_it_newest_first(home):
     new = PostPageFactory(parent=nested, slug="new", date=datetime.date(2026, 1, 1))
     assert list(section.posts()) == [new, old]
     assert section.post_count() == 2
-
-
-def test_series_app_never_imports_blog():
-    """Dependencies point one way: blog may import series, never the reverse."""
-    for path in (ROOT / "series").rglob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                names = [node.module or ""]
-            for name in names:
-                assert name.split(".")[0] != "blog", f"{path} imports {name}"

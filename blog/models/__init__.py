@@ -1,0 +1,44 @@
+"""The blog's pages: home, sections and series, posts, tags and the archive."""
+
+from blog.models.archive import ArchivePage
+from blog.models.base import (
+    LINK_COLUMNS,
+    CountedPaginator,
+    SeriesOrdering,
+    readable,
+    site_has_view_restrictions,
+)
+from blog.models.body import BODY_CACHE_SECONDS
+from blog.models.home import HomePage
+from blog.models.post import (
+    CARD_COLUMNS,
+    NEWEST_FIRST,
+    TAGGED_ORDER,
+    PostPage,
+    PostPageQuerySet,
+    PostTag,
+    live_post_pages,
+)
+from blog.models.series import SeriesPage, series_under
+from blog.models.tags import TagIndexPage
+
+__all__ = [
+    "BODY_CACHE_SECONDS",
+    "CARD_COLUMNS",
+    "LINK_COLUMNS",
+    "NEWEST_FIRST",
+    "TAGGED_ORDER",
+    "ArchivePage",
+    "CountedPaginator",
+    "HomePage",
+    "PostPage",
+    "PostPageQuerySet",
+    "PostTag",
+    "SeriesOrdering",
+    "SeriesPage",
+    "TagIndexPage",
+    "live_post_pages",
+    "readable",
+    "series_under",
+    "site_has_view_restrictions",
+]

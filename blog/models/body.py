@@ -1,0 +1,192 @@
+"""A post body rendered once and kept: HTML, table of contents, reading time, feed."""
+
+import hashlib
+import json
+import secrets
+
+from django.utils.functional import cached_property
+from django.utils.safestring import mark_safe
+
+from blog import reading
+from blog.blocks import body_anchors, body_headings
+from config.security import allow_figure_scripts, figure_script_sources
+from pagecache.cache import kept, kept_many, page_tokens, pages_tokens
+from rendering import render_inline_text
+from rendering.cache import make_key
+from rendering.feed import absolutize_urls, as_character_data
+
+# A rendered body is dropped with its page's cache tokens; the rest expire.
+BODY_CACHE_SECONDS = 7 * 24 * 3600
+
+
+# Where the post template places the body: unique to this process, so no text
+# of a page can be mistaken for it.
+BODY_MARK = mark_safe(f"<!--body {secrets.token_hex(16)}-->")  # noqa: S308
+_BODY_MARK_BYTES = BODY_MARK.encode()
+
+
+def _with_body(response):
+    """Have a post's response take its body's bytes once the template is rendered."""
+    if "body_html" in (getattr(response, "context_data", None) or {}):
+        response.add_post_render_callback(_place_body)
+    return response
+
+
+def _place_body(response):
+    """Put the rendered body's bytes where the post template left its mark.
+
+    And let the scripts of its figures run (config/security.py).
+    """
+    before, mark, after = response.content.partition(_BODY_MARK_BYTES)
+    if mark:
+        response.content = b"".join([before, response.context_data["body_html"], after])
+    allow_figure_scripts(response, response.context_data["rendered"]["scripts"])
+    return response
+
+
+class RenderedBody:
+    """A page mixin for a ``body`` StreamField: its renders, kept in the render cache.
+
+    The page also defines ``tag_names(posts)`` for its feed entries.
+    """
+
+    def body_digest(self) -> str:
+        """Return a digest of the body's content, for cache keys of what it renders.
+
+        One string is hashed far quicker than hundreds of blocks are walked.
+        A post loaded ``with_body_digest()`` has the digest of the text the
+        database holds, and its body is never loaded while its renders are in
+        the cache.
+        """
+        stored = self.__dict__.get("stored_body_digest")
+        if stored and "body" not in self.__dict__:
+            return stored
+        text = json.dumps(
+            list(self.body.raw_data), ensure_ascii=False, sort_keys=True, default=repr
+        )
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def rendered(self, request=None):
+        """Return the body's HTML, its table of contents and reading time.
+
+        A body of hundreds of formulas and code blocks is hundreds of render
+        cache reads, and the table of contents and reading time walk it again;
+        all three are worked out once and kept as one render cache entry. Its
+        key is the body's content and the page's page-cache tokens, so whatever
+        purges the page (a linked page moved, an image replaced) renders it
+        again. Returns a dict: ``html`` (UTF-8 bytes), ``toc``, ``minutes``,
+        and whether there is ``math`` and ``code`` in it.
+        """
+
+        def render():
+            html = str(
+                self.body.render_as_block(context={"page": self, "request": request})
+            )
+            return {
+                "html": html.encode(),
+                "toc": self.toc,
+                "minutes": self.reading_minutes,
+                # What the page needs to load: KaTeX's CSS and fonts, Pygments' CSS.
+                "math": 'class="katex' in html,
+                "code": 'class="highlight' in html,
+                "scripts": figure_script_sources(html),
+            }
+
+        def key():
+            tokens = page_tokens(self.url_path)
+            return make_key("post-body", [self.pk, tokens, self.body_digest()])
+
+        return kept(key, render, BODY_CACHE_SECONDS)
+
+    @classmethod
+    def feed_entries(cls, posts, request, urls) -> list[dict]:
+        """Return each post's feed entry: ``content`` and the names of its ``tags``.
+
+        The content is the body for feed readers, as escaped XML character
+        data, rendered with ``{"feed": True}`` in the block context: math as
+        MathML only, code with inline styles, the interactive figure as a link,
+        no heading anchors, every URL absolute against the post's in ``urls``.
+        Kept in the render cache like ``rendered()``, all read in one call; the
+        tags with it, since retagging a post publishes it and renaming a tag
+        purges every page, and either drops the entry.
+        """
+
+        def keys():
+            tokens = pages_tokens([post.url_path for post in posts])
+            return [
+                make_key("feed-entry", [post.pk, token, url, post.body_digest()])
+                for post, token, url in zip(posts, tokens, urls, strict=True)
+            ]
+
+        def make(indexes):
+            # The posts come with a card's columns (for_feed): load whole the
+            # ones to render, in one query. One deleted meanwhile gets no
+            # entry, and none is kept for it.
+            pks = [posts[i].pk for i in indexes]
+            whole = cls.objects.filter(pk__in=pks).in_bulk()
+            tags = cls.tag_names(whole.values())
+            return [
+                {"content": render(whole[pk], urls[i]), "tags": tags[pk]}
+                if pk in whole
+                else None
+                for pk, i in zip(pks, indexes, strict=True)
+            ]
+
+        def render(post, url):
+            context = {"page": post, "request": request, "feed": True, "page_url": url}
+            html = str(post.body.render_as_block(context=context))
+            return as_character_data(absolutize_urls(html, url))
+
+        entries = kept_many(len(posts), keys, make, BODY_CACHE_SECONDS)
+        return [entry or {"content": "", "tags": []} for entry in entries]
+
+    def serve(self, request, *args, **kwargs):
+        return _with_body(super().serve(request, *args, **kwargs))
+
+    def serve_preview(self, request, mode_name):
+        return _with_body(super().serve_preview(request, mode_name))
+
+    def headings(self):
+        """Return (anchor, text, level) for every heading of the body, for a TOC."""
+        anchors = [a for block in body_anchors(self.body).values() for a in block]
+        return [
+            (anchor, text, level)
+            for anchor, (_, level, text) in zip(
+                anchors, body_headings(self.body), strict=True
+            )
+        ]
+
+    @cached_property
+    def toc(self):
+        """Return the table of contents: dicts of anchor, level (2–4) and html.
+
+        The heading text is typeset here, inline math included, so the template
+        only places finished HTML. Pages show it from ``rendered()``.
+        """
+        return [
+            {
+                "anchor": anchor,
+                "level": int(level[1]),
+                # The renderer escapes everything that is not KaTeX output.
+                "html": mark_safe(render_inline_text(text)),  # noqa: S308
+            }
+            for anchor, text, level in self.headings()
+        ]
+
+    @cached_property
+    def reading_minutes(self) -> int:
+        """Return the estimated reading time in minutes (see blog/reading.py)."""
+        return reading.reading_minutes(self.body.raw_data)
+
+    def body_context(self, request) -> dict:
+        """Return the template's ``rendered`` body and the ``body_html`` bytes.
+
+        The template places a mark; the body's bytes go in after rendering
+        (``_place_body``): megabytes of KaTeX are copied once, not joined as
+        text at every level of the template and encoded again.
+        """
+        rendered = self.rendered(request)
+        return {
+            "rendered": {**rendered, "html": BODY_MARK},
+            "body_html": rendered["html"],
+        }

@@ -1,0 +1,88 @@
+"""The site root."""
+
+from django.db import models
+from django.http import Http404
+from wagtail.admin.panels import FieldPanel
+from wagtail.fields import RichTextField
+from wagtail.models import Page
+
+from blog.models.base import (
+    CountedPaginator,
+    OneQueryViewRestrictions,
+    RowsLoadedPlainly,
+)
+from blog.models.post import PostPage, live_post_pages
+from blog.models.series import series_under
+from pagecache.cache import remember
+
+POSTS_PER_PAGE = 20
+
+
+class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
+    """The site root: author intro, recent updates and the sections."""
+
+    author = models.CharField(max_length=100, blank=True, default="")
+    intro = RichTextField(blank=True, features=["bold", "italic", "code", "link"])
+
+    parent_page_types = ["wagtailcore.Page"]
+    subpage_types = [
+        "blog.SeriesPage",
+        "blog.PostPage",
+        "blog.TagIndexPage",
+        "blog.ArchivePage",
+    ]
+    max_count = 1
+
+    content_panels = Page.content_panels + [FieldPanel("author"), FieldPanel("intro")]
+
+    class Meta:
+        verbose_name = "首页"
+
+    def route(self, request, path_components):
+        """Find the deepest page the URL names in one query, then let it route.
+
+        Wagtail walks the tree one level at a time (two queries a level); URL
+        paths are unique in a site, so the page can be looked up directly. The
+        page it finds routes the rest itself (a tag URL under /tags/, say).
+        Home itself is looked up too: the site a request is served from keeps
+        its root page between requests (``pagecache.sites``), which must not serve
+        a home page older than the one published.
+        """
+        prefixes = [
+            self.url_path + "".join(f"{part}/" for part in path_components[:n])
+            for n in range(len(path_components) + 1)
+        ]
+        page = (
+            Page.objects.filter(url_path__in=prefixes, path__startswith=self.path)
+            .order_by("-depth")
+            .first()
+        )
+        if page is None:
+            raise Http404
+        if issubclass(page.specific_class, PostPage):
+            page = PostPage.objects.with_body_digest().get(pk=page.pk)
+        else:
+            page = page.specific
+        remaining = path_components[page.depth - self.depth :]
+        if page.depth == self.depth:
+            if remaining:
+                raise Http404
+            return super(HomePage, page).route(request, remaining)
+        return page.route(request, remaining)
+
+    def sections(self):
+        """Return the top-level sections with their post counts, kept until purged."""
+        return series_under(self)
+
+    def get_context(self, request, *args, **kwargs):
+        context = super().get_context(request, *args, **kwargs)
+        posts = PostPage.objects.below(self).recently_updated().for_listing()
+        counted = live_post_pages().descendant_of(self)
+        paginator = CountedPaginator(
+            posts,
+            POSTS_PER_PAGE,
+            count=lambda: remember(self.url_path, "count", counted.count),
+        )
+        context["posts"] = paginator.get_page(request.GET.get("page"))
+        context["sections"] = self.sections()
+        return context

@@ -1,0 +1,387 @@
+"""Posts and their tags."""
+
+import datetime
+
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import OuterRef, Q
+from django.db.models.functions import MD5, Cast, Length, Substr
+from django.utils.functional import cached_property
+from modelcluster.contrib.taggit import ClusterTaggableManager
+from modelcluster.fields import ParentalKey
+from taggit.models import TaggedItemBase
+from wagtail.admin.panels import FieldPanel, MultiFieldPanel
+from wagtail.fields import StreamField
+from wagtail.models import Page, PageManager, PageViewRestriction, ReferenceIndex
+from wagtail.query import PageQuerySet
+from wagtail.search import index
+
+from blog.blocks import PostBodyBlock
+from blog.forms import PostPageForm
+from blog.models.base import (
+    LINK_COLUMNS,
+    OneQueryViewRestrictions,
+    RowsLoadedPlainly,
+    SeriesOrdering,
+    readable,
+    site_has_view_restrictions,
+)
+from blog.models.body import RenderedBody
+from pagecache.cache import remember
+from search.engine import body_text, index_text
+
+# What a post card shows (listing_tags.CARD_FIELDS), and what its URL and
+# the page cache's tokens are worked out from.
+CARD_COLUMNS = (*LINK_COLUMNS, "summary", "date", "updated")
+
+
+class PostTag(TaggedItemBase):
+    """Joins a post to a tag."""
+
+    content_object = ParentalKey(
+        "PostPage", on_delete=models.CASCADE, related_name="tagged_items"
+    )
+    # The post's date, copied here so a tag's page reads its posts newest first
+    # from one index and stops after a page of them, instead of sorting every
+    # post with the tag (PostPageQuerySet.tagged). PostPage.save keeps it.
+    date = models.DateField(editable=False)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["tag", "-date", "-content_object"], name="posttag_tag_date_idx"
+            )
+        ]
+
+    def save(self, *args, **kwargs):
+        self.date = self.content_object.date
+        super().save(*args, **kwargs)
+
+    @classmethod
+    def prefetch(cls):
+        """Return the prefetch of posts' tags, each with its tag, in one query."""
+        return models.Prefetch(
+            "tagged_items", queryset=cls.objects.select_related("tag")
+        )
+
+
+# Newest first, and the same order in the columns of PostTag's index, which a
+# query of one tag's posts reads in order (PostTag.date).
+NEWEST_FIRST = ("-date", "-pk")
+TAGGED_ORDER = ("-tagged_items__date", "-tagged_items__content_object_id")
+
+
+class PostPageQuerySet(PageQuerySet):
+    def below(self, page):
+        """Return the posts anywhere under ``page``: ``descendant_of`` minus its depth.
+
+        Wagtail's ``descendant_of`` adds ``depth >= n``; SQLite then reads the
+        depth index and sorts every post, where the listing's own order index
+        would stop after one page of them.
+        """
+        return self.filter(path__startswith=page.path).exclude(pk=page.pk)
+
+    def for_listing(self):
+        """Fetch only what a post card shows and its URL needs; not its tags.
+
+        A page row is some forty columns, each built into the model and
+        converted; a card reads eight. ``{% post_cards %}`` fetches the tags of
+        the cards it has to render.
+        """
+        return self.only(*CARD_COLUMNS)
+
+    def tagged(self, tag):
+        """Return the posts with ``tag``, newest first, in its index's order."""
+        return self.filter(tagged_items__tag=tag).order_by(*TAGGED_ORDER)
+
+    def visible(self):
+        """Return the live posts anyone may read: none under a password or login.
+
+        Wagtail's ``public()`` adds a subquery over the view restrictions; a
+        site without private pages has nothing for it to exclude.
+        """
+        return readable(self.live())
+
+    def with_body_digest(self):
+        """Defer the body; read a digest of the text the database holds for it.
+
+        What the body renders to is kept in the render cache under that digest
+        (``PostPage.body_digest``); the body itself is loaded only if a render
+        needs it. The database hashes it: a post's JSON is tens or hundreds of
+        kilobytes, which would otherwise be sent over and hashed here.
+        """
+        return self.defer("body").annotate(
+            stored_body_digest=MD5(Cast("body", models.TextField()))
+        )
+
+    def for_feed(self, order=NEWEST_FIRST):
+        """Return public live posts for a feed, newest first, as few columns as cards.
+
+        ``order`` is newest first too, told in the columns of an index the
+        posts' filter can read in order (``TAGGED_ORDER`` for a tag's posts).
+        A feed entry's content is kept in the render cache under the body's
+        digest; ``PostPage.feed_entries`` loads the posts it has to render.
+        """
+        return self.visible().for_listing().with_body_digest().order_by(*order)
+
+    def recently_updated(self):
+        """Return public live posts, most recently updated first (no bodies)."""
+        return self.visible().defer_streamfields().order_by("-updated", "-date", "-pk")
+
+    def drafts(self):
+        """Return posts never published or with unpublished changes, latest first."""
+        return (
+            self.filter(Q(live=False) | Q(has_unpublished_changes=True))
+            .defer_streamfields()
+            .order_by(
+                models.F("latest_revision_created_at").desc(nulls_last=True), "-pk"
+            )
+        )
+
+
+def live_post_pages():
+    """Return the live posts as rows of the page table alone, for counting them.
+
+    Counting posts through the post model joins each post's own row, body and
+    all, to its page: thousands of reads. Private posts are left out. The page
+    table has an index on type, live and path (blog migration 0006), so a count
+    of these rows, under a page or not, is read from that index alone.
+    """
+    post_type = ContentType.objects.get_for_model(PostPage)
+    return readable(Page.objects.filter(content_type=post_type, live=True))
+
+
+class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, Page):
+    """An article."""
+
+    summary = models.TextField(
+        blank=True, help_text="一两句话的摘要，显示在文章卡片和搜索结果中"
+    )
+    date = models.DateField("发布日期", default=datetime.date.today)
+    updated = models.DateField(
+        "更新日期",
+        default=datetime.date.today,
+        help_text="最近一次重要更新；首页“最近更新”按它排序",
+    )
+    tags = ClusterTaggableManager(through=PostTag, blank=True)
+    cover = models.ForeignKey(
+        "wagtailimages.Image",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    body = StreamField(PostBodyBlock(), blank=True)
+    comments = models.BooleanField("允许评论", default=False)
+    # Where an imported post came from, relative to the imported folder, and a
+    # hash of that file: re-importing matches on the path and skips unchanged files.
+    source_path = models.CharField(
+        max_length=1024, blank=True, db_index=True, editable=False
+    )
+    source_hash = models.CharField(max_length=64, blank=True, editable=False)
+
+    objects = PageManager.from_queryset(PostPageQuerySet)()
+
+    parent_page_types = ["blog.HomePage", "blog.SeriesPage"]
+    subpage_types = []
+
+    base_form_class = PostPageForm
+    content_panels = Page.content_panels + [
+        FieldPanel("summary"),
+        MultiFieldPanel(
+            [
+                FieldPanel("date"),
+                FieldPanel("updated"),
+                # A form field, not a model field: see PostPageForm.
+                FieldPanel("significant_update", disable_comments=True),
+                FieldPanel("tags"),
+            ],
+            heading="日期与标签",
+        ),
+        FieldPanel("cover"),
+        FieldPanel("body"),
+    ]
+    settings_panels = Page.settings_panels + [FieldPanel("comments")]
+    # Title, summary, body and tags go to the index as one pre-tokenised text
+    # (see search/engine.py), so SQLite and PostgreSQL see the same words.
+    search_fields = Page.search_fields + [
+        index.SearchField("search_text"),
+        index.FilterField("date"),
+        index.FilterField("updated"),
+    ]
+
+    class Meta:
+        verbose_name = "文章"
+        verbose_name_plural = "文章"
+        # Listings read posts in these orders and stop after a page of them.
+        indexes = [
+            models.Index(
+                fields=["-updated", "-date", "-page_ptr"], name="post_recent_idx"
+            ),
+            models.Index(fields=["-date", "-page_ptr"], name="post_date_idx"),
+        ]
+
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        # Tags saved with the page took its date already (PostTag.save); a save
+        # that left them alone must still carry a new date to them. A draft's
+        # revision saves other fields only, and its date stays in the draft.
+        fields = kwargs.get("update_fields")
+        if fields is None or "date" in fields:
+            PostTag.objects.filter(content_object=self).exclude(date=self.date).update(
+                date=self.date
+            )
+
+    def clean(self):
+        super().clean()
+        if self.updated and self.date and self.updated < self.date:
+            raise ValidationError({"updated": "更新日期不能早于发布日期。"})
+
+    @classmethod
+    def get_indexed_objects(cls):
+        """Index posts with their tags fetched alongside: ``search_text`` reads them."""
+        return super().get_indexed_objects().prefetch_related("tags")
+
+    def search_text(self):
+        """Return what search indexes: title, summary, body, code and tags, as tokens."""
+        tags = " ".join(sorted(tag.name for tag in self.tags.all()))
+        return index_text(
+            " ".join([self.title, self.summary, body_text(self.body), tags])
+        )
+
+    @classmethod
+    def tag_names(cls, posts) -> dict[int, list[str]]:
+        """Return the names of each post's tags in the order pages show them, one query."""
+        rows = PostTag.objects.filter(content_object__in=posts).values_list(
+            "content_object_id", "tag__name"
+        )
+        names = {post.pk: [] for post in posts}
+        for pk, name in sorted(rows, key=lambda row: (row[1].lower(), row[1])):
+            names[pk].append(name)
+        return names
+
+    @property
+    def tag_list(self):
+        """Return the post's tags, from the listing prefetch when there is one."""
+        if "tagged_items" in getattr(self, "_prefetched_objects_cache", {}):
+            tags = [item.tag for item in self.tagged_items.all()]
+        else:
+            tags = list(self.tags.all())
+        return sorted(tags, key=lambda tag: tag.name.lower())
+
+    def shown_tags(self, request):
+        """Return the tags a reader sees on this post, kept until it is purged.
+
+        Retagging a post is a publish, and renaming a tag purges every page;
+        both purge this. A preview shows the tags of the form, held in memory.
+        """
+        if getattr(request, "is_preview", False):
+            return self.tag_list
+        return remember(self.url_path, "tag-list", lambda: self.tag_list)
+
+    @cached_property
+    def navigation(self):
+        """Return the breadcrumbs and the series' previous/next, kept until purged.
+
+        What changes them (an ancestor renamed, a post of the series published,
+        moved or unpublished) purges this page too (``blog.invalidation``).
+        """
+        return remember(self.url_path, "navigation", self.find_navigation)
+
+    def find_navigation(self):
+        """Return the breadcrumbs and the series' previous/next, from one query.
+
+        One query fetches the live ancestors below the home page (the
+        breadcrumbs) and, when the parent is a series read in explorer order,
+        the live posts beside this one; a second, on a site with private
+        pages, the restrictions that hide some of them.
+        Sections (ordered newest first) get no previous/next: their posts are
+        not meant to be read in sequence.
+        """
+        steplen = self.steplen
+        parent_path = self.path[:-steplen]
+        ancestor_paths = [
+            self.path[:end] for end in range(3 * steplen, len(self.path), steplen)
+        ]
+        in_series = models.Exists(
+            Page.objects.filter(
+                path=parent_path, seriespage__ordering=SeriesOrdering.EXPLORER
+            )
+        )
+        siblings = Q(
+            in_series,
+            path__startswith=parent_path,
+            depth=self.depth,
+            content_type=ContentType.objects.get_for_model(PostPage),
+        )
+        rows = list(
+            Page.objects.live()
+            .filter(Q(path__in=ancestor_paths) | siblings | Q(pk=self.pk))
+            .only(*LINK_COLUMNS)
+            .order_by("path")
+        )
+        crumbs = [row for row in rows if row.path in ancestor_paths]
+        posts = [row for row in rows if row.depth == self.depth]
+        if site_has_view_restrictions():
+            # A neighbour behind a restriction this post is not behind is left
+            # out: its title is not this post's readers' to see.
+            private = [
+                path
+                for path in PageViewRestriction.objects.values_list(
+                    "page__path", flat=True
+                )
+                if not self.path.startswith(path)
+            ]
+            posts = [row for row in posts if not row.path.startswith(tuple(private))]
+        parent = crumbs[-1] if crumbs and crumbs[-1].path == parent_path else None
+        nav = {"breadcrumbs": crumbs, "series": None}
+        # A draft seen in preview is not among the live posts: no position.
+        position = next((i for i, row in enumerate(posts) if row.pk == self.pk), None)
+        if parent is not None and position is not None and len(posts) > 1:
+            nav["series"] = {
+                "page": parent,
+                "position": position + 1,
+                "count": len(posts),
+                "previous": posts[position - 1] if position > 0 else None,
+                "next": posts[position + 1] if position + 1 < len(posts) else None,
+            }
+        return nav
+
+    def backlinks(self):
+        """Return the live, public posts whose content links to this one.
+
+        Wagtail's reference index records every page link on save; one query
+        joins it, and excludes posts under a view restriction (Wagtail's
+        `public()` would cost a second query).
+        """
+        page_type = ContentType.objects.get_for_model(Page)
+        referrers = (
+            ReferenceIndex.get_references_to(self)
+            .filter(base_content_type=page_type)
+            .annotate(page_id=Cast("object_id", models.IntegerField()))
+            .values("page_id")
+        )
+        restricted = PageViewRestriction.objects.filter(
+            page__path=Substr(OuterRef("path"), 1, Length("page__path"))
+        )
+        return (
+            PostPage.objects.live()
+            .filter(pk__in=referrers)
+            .exclude(pk=self.pk)
+            .exclude(models.Exists(restricted))
+            .only(*LINK_COLUMNS, "date")
+            .order_by("-date", "-pk")
+        )
+
+    def get_context(self, request, *args, **kwargs):
+        context = super().get_context(request, *args, **kwargs)
+        context["post_tags"] = self.shown_tags(request)
+        context["breadcrumbs"] = self.navigation["breadcrumbs"]
+        context["series_nav"] = self.navigation["series"]
+        # A post that links here, published or moved, purges this page.
+        context["backlinks"] = remember(
+            self.url_path, "backlinks", lambda: list(self.backlinks())
+        )
+        context.update(self.body_context(request))
+        return context
