@@ -26,13 +26,13 @@ class BlogConfig(AppConfig):
     def ready(self):
         from wagtail.signals import page_published
 
-        from blog import invalidation
+        from blog import purging
         from blog.models import PostPage
         from rendering.cache import set_store
         from search.engine import reindex_published_post
 
         set_store(DjangoRenderStore())
-        invalidation.connect()
+        purging.connect()
         page_published.connect(
             reindex_published_post, sender=PostPage, dispatch_uid="search"
         )

@@ -19,8 +19,8 @@ from wagtail.contrib.sitemaps import Sitemap
 from wagtail.contrib.sitemaps.views import index as wagtail_sitemap_index
 from wagtail.models import Site
 
-from blog.invalidation import sitemap_paths
 from blog.models import CountedPaginator, HomePage, PostPage, SeriesPage, readable
+from blog.paths import sitemap_paths
 from blog.social import social_image_url
 from pagecache.cache import remember_at
 
@@ -267,7 +267,7 @@ def sitemap_index(request, sitemaps, **kwargs):
     pages, each a URL reversed and rendered — so, like a listing's rows, it is
     kept in the render cache under the sitemap's purge tokens, per scheme and
     host (its URLs are absolute). Every publish that changes the pages purges
-    the sitemap (``blog.invalidation``).
+    the sitemap (``pagecache.purge``).
     """
 
     def render():

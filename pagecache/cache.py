@@ -20,7 +20,8 @@ session cookie, so they never read or fill the cache, and neither do previews;
 a password-protected page answers a visitor with a form that sets the CSRF
 cookie, so it is never stored. ``PAGE_CACHE_SECONDS = 0`` turns it all off.
 
-Which paths a change purges is decided in ``blog.invalidation``.
+Which paths a change purges is decided in ``pagecache.purge``; the middleware
+that serves and stores pages is ``pagecache.middleware``.
 """
 
 import hashlib
@@ -36,26 +37,11 @@ from typing import TypeVar
 from django.conf import settings
 from django.core.cache import caches
 from django.db import transaction
-from django.http import HttpResponse
-from django.utils.cache import cc_delim_re, get_conditional_response
-from django.utils.http import http_date, parse_http_date_safe
 
-from config.compression import accepted_encoding
 from pagecache.release import release
 
 logger = logging.getLogger(__name__)
 
-# The response headers a cached copy keeps; the rest are per request.
-STORED_HEADERS = (
-    "Content-Type",
-    "Content-Encoding",
-    "Content-Language",
-    "Vary",
-    "ETag",
-    "Last-Modified",
-    "Cache-Control",
-    "X-Robots-Tag",
-)
 T = TypeVar("T")
 
 
@@ -64,7 +50,7 @@ def page_cache():
     return caches[settings.PAGE_CACHE_ALIAS]
 
 
-def _digest(text: str) -> str:
+def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -80,7 +66,7 @@ def site_token_key() -> str:
 
 def path_token_key(path: str) -> str:
     """Return the key of the token that every cached variant of ``path`` carries."""
-    return f"pagecache:path:{_digest(path)}"
+    return f"pagecache:path:{digest(path)}"
 
 
 # The tokens read during the current request, by key. A page reads the site's
@@ -104,7 +90,7 @@ def tokens_read_once() -> Iterator[None]:
         _read_tokens.reset(reset)
 
 
-def _tokens(cache, keys: list[str]) -> list[str]:
+def current_tokens(cache, keys: list[str]) -> list[str]:
     """Return the current token under each key, minting the missing ones."""
     read = _read_tokens.get()
     if read is None:
@@ -153,7 +139,7 @@ def page_tokens(url_path: str) -> list[str]:
 def path_tokens(paths) -> list[str]:
     """Return the current tokens of the site and of these served paths."""
     keys = [site_token_key()] + [path_token_key(p) for p in paths]
-    return _tokens(page_cache(), keys)
+    return current_tokens(page_cache(), keys)
 
 
 def pages_tokens(url_paths: list[str]) -> list[list[str]]:
@@ -164,7 +150,7 @@ def pages_tokens(url_paths: list[str]) -> list[list[str]]:
     served = [site_paths(url_path, root_paths) for url_path in url_paths]
     site_key = site_token_key()
     keys = [site_key, *{path_token_key(p): None for ps in served for p in ps}]
-    token = dict(zip(keys, _tokens(page_cache(), keys), strict=True))
+    token = dict(zip(keys, current_tokens(page_cache(), keys), strict=True))
     return [
         [token[key] for key in (site_key, *map(path_token_key, ps))] for ps in served
     ]
@@ -178,7 +164,7 @@ def remember(url_path: str, name: str, compute: Callable[[], T]) -> T:
     For the figures a listing shows that cost a pass over every post: its
     count, the counts per section, tag or year. They change only when a post is
     published, unpublished, moved, retagged or deleted, and each of those purges
-    the pages that show them (``blog.invalidation``), which changes this key.
+    the pages that show them (``pagecache.purge``), which changes this key.
     A failing cache is bypassed; ``LISTING_CACHE_SECONDS = 0`` turns it off.
     """
     return remember_at(site_paths(url_path), name, compute)
@@ -198,7 +184,7 @@ def remember_at(paths, name: str, compute: Callable[[], T]) -> T:
     if timeout <= 0:
         return compute()
     return kept(
-        lambda: f"listing:{_digest(repr([name, path_tokens(paths)]))}", compute, timeout
+        lambda: f"listing:{digest(repr([name, path_tokens(paths)]))}", compute, timeout
     )
 
 
@@ -343,112 +329,3 @@ def _purge_again() -> None:
                     "Purged %d paths from the page cache once it answered", len(keys)
                 )
                 return
-
-
-class PageCacheMiddleware:
-    """Serve anonymous GETs of public pages from the page cache, filling it on a miss.
-
-    Placed above compression and ConditionalGet, so it stores the compressed response
-    with its ETag, and answers a conditional request for a cached page with 304
-    itself. A cache that fails (Redis down) is logged and bypassed. Below it, each
-    token is read at most once per request (``tokens_read_once``), cached page or not.
-    """
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        with tokens_read_once():
-            return self.serve(request)
-
-    def serve(self, request):
-        timeout = settings.PAGE_CACHE_SECONDS
-        if timeout <= 0 or not self.is_cacheable_request(request) or purges_pending():
-            return self.get_response(request)
-        cache = page_cache()
-        try:
-            key = self.key_for(cache, request)
-            stored = cache.get(key)
-        except Exception:
-            logger.warning("Page cache unavailable", exc_info=True)
-            return self.get_response(request)
-        if stored is not None:
-            return self.answer(request, stored)
-
-        response = self.get_response(request)
-        if self.is_cacheable_response(response):
-            if not response.has_header("Last-Modified"):
-                response["Last-Modified"] = http_date()
-            stored = {
-                "content": response.content,
-                "headers": {
-                    name: response[name]
-                    for name in STORED_HEADERS
-                    if response.has_header(name)
-                },
-                # What a post's figures add to the Content-Security-Policy,
-                # which the middleware above this one sends (config/security.py).
-                "csp_update": getattr(response, "_csp_update", None),
-            }
-            try:
-                cache.set(key, stored, timeout)
-            except Exception:
-                logger.warning("Could not store a page", exc_info=True)
-        response["X-Page-Cache"] = "miss"
-        return response
-
-    @staticmethod
-    def is_cacheable_request(request) -> bool:
-        if request.method not in ("GET", "HEAD"):
-            return False
-        if settings.SESSION_COOKIE_NAME in request.COOKIES:
-            return False
-        if request.path_info.startswith(tuple(settings.PAGE_CACHE_EXCLUDED_PATHS)):
-            return False
-        return set(request.GET) <= set(settings.PAGE_CACHE_QUERY_PARAMS)
-
-    @staticmethod
-    def is_cacheable_response(response) -> bool:
-        if response.status_code != 200 or response.streaming or response.cookies:
-            return False
-        vary = {v.lower() for v in cc_delim_re.split(response.get("Vary", ""))}
-        if "cookie" in vary or "*" in vary:
-            return False
-        control = {
-            part.split("=")[0].strip().lower()
-            for part in cc_delim_re.split(response.get("Cache-Control", ""))
-        }
-        return not control & {"private", "no-store", "no-cache"}
-
-    @staticmethod
-    def key_for(cache, request) -> str:
-        """Return the key of this request's variant of its page.
-
-        The variant is the host, the path and query, and whether the client
-        takes Brotli, gzip or neither (the compression middleware below decides
-        by that alone for the requests cached here).
-        """
-        path = request.path
-        site, page = _tokens(cache, [site_token_key(), path_token_key(path)])
-        encoding = accepted_encoding(request)
-        variant = _digest(
-            f"{request.get_host()}\n{request.get_full_path()}\n{encoding}"
-        )
-        return f"pagecache:page:{site}:{page}:{variant}"
-
-    @staticmethod
-    def answer(request, stored):
-        """Return the stored copy, or 304 when the client's copy is current."""
-        response = HttpResponse(stored["content"])
-        for name, value in stored["headers"].items():
-            response[name] = value
-        response["Content-Length"] = str(len(stored["content"]))
-        response["X-Page-Cache"] = "hit"
-        if stored.get("csp_update"):
-            response._csp_update = stored["csp_update"]
-        return get_conditional_response(
-            request,
-            etag=response.get("ETag"),
-            last_modified=parse_http_date_safe(response.get("Last-Modified", "")),
-            response=response,
-        )

@@ -20,24 +20,15 @@ from pathlib import Path
 
 from django.conf import settings
 
-# The folders and file types whose content decides what a page looks like.
-SOURCE_FOLDERS = (
-    "blog",
-    "series",
-    "rendering",
-    "pagecache",
-    "search",
-    "config",
-    "templates",
-    "static",
-)
+# The file types whose content decides what a page looks like; the folders
+# they are read from are the project's (``settings.RELEASE_SOURCE_FOLDERS``).
 SOURCE_SUFFIXES = {".py", ".html", ".xml", ".txt", ".css", ".js", ".svg"}
 
 
-def source_digest(root: Path) -> str:
-    """Return a short digest of the source files under ``root``'s folders."""
+def source_digest(root: Path, folders) -> str:
+    """Return a short digest of the source files in these folders of ``root``."""
     digest = hashlib.sha256()
-    for folder in SOURCE_FOLDERS:
+    for folder in folders:
         for path in sorted((root / folder).rglob("*")):
             if path.suffix in SOURCE_SUFFIXES and path.is_file():
                 digest.update(path.relative_to(root).as_posix().encode() + b"\0")
@@ -47,7 +38,7 @@ def source_digest(root: Path) -> str:
 
 @cache
 def _digest_of_this_checkout() -> str:
-    return source_digest(Path(settings.BASE_DIR))
+    return source_digest(Path(settings.BASE_DIR), settings.RELEASE_SOURCE_FOLDERS)
 
 
 def release() -> str:

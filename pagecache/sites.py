@@ -3,7 +3,7 @@
 Wagtail looks the site up by host and port on every request (one query with a
 ranked CASE), then reads its home page (a second query) to start routing.
 Both change only through the admin, and every change to a site purges the
-whole page cache (``blog.invalidation``). So the site, with its home page
+whole page cache (``pagecache.purge``). So the site, with its home page
 already specific, is kept under the page cache's site token, and handed to
 Wagtail the way Wagtail keeps it for the rest of a request:
 ``request._wagtail_site``, which ``Site.find_for_request`` reads first.

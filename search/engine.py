@@ -491,7 +491,7 @@ def search_post_ids(query: str) -> list[int]:
 
     One query for the search (see ``_index_matches``). The ranked ids are kept
     until the search page is purged, as every post published, unpublished,
-    moved or deleted purges it (``blog.invalidation``): a query asked again,
+    moved or deleted purges it (``pagecache.purge``): a query asked again,
     or its next page, reads them back instead of matching every post again.
     """
     tokens = query_tokens(query)

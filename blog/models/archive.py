@@ -14,7 +14,9 @@ from blog.models.base import (
     RowsLoadedPlainly,
 )
 from blog.models.post import PostPage, live_post_pages
+from blog.paths import sitemap_paths
 from pagecache.cache import remember
+from pagecache.purge import paths_of
 
 # An archive line is one link: a page of them can be long.
 ARCHIVE_PER_PAGE = 200
@@ -29,6 +31,10 @@ class ArchivePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
 
     class Meta:
         verbose_name = "归档"
+
+    def get_purge_paths(self):
+        """Return its own paths and the sitemap's (see ``pagecache.purge``)."""
+        return paths_of([self]) | sitemap_paths()
 
     def years(self, posts):
         """Return [(year, posts in the year, posts of the year on this page)].

@@ -54,7 +54,7 @@ def site_has_view_restrictions() -> bool:
     """Return whether any page of the site is private (a password, a login, groups).
 
     Kept until the next site-wide purge, which every change to a restriction
-    makes (``blog.invalidation``), so a public blog asks it once, not per page.
+    makes (``pagecache.purge``), so a public blog asks it once, not per page.
     """
     return remember_site("view-restrictions", PageViewRestriction.objects.exists)
 

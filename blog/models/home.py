@@ -70,6 +70,10 @@ class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
             return super(HomePage, page).route(request, remaining)
         return page.route(request, remaining)
 
+    def get_purge_paths(self):
+        """Every page: the header lists home's sections (see ``pagecache.purge``)."""
+        return None
+
     def sections(self):
         """Return the top-level sections with their post counts, kept until purged."""
         return series_under(self)

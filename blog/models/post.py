@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import OuterRef, Q
 from django.db.models.functions import MD5, Cast, Length, Substr
+from django.urls import reverse
 from django.utils.functional import cached_property
 from modelcluster.contrib.taggit import ClusterTaggableManager
 from modelcluster.fields import ParentalKey
@@ -28,7 +29,9 @@ from blog.models.base import (
     site_has_view_restrictions,
 )
 from blog.models.body import RenderedBody
+from blog.paths import archive_paths, listing_paths, site_wide_paths, tag_paths
 from pagecache.cache import remember
+from pagecache.purge import as_page_ids, paths_of
 from search.engine import body_text, index_text
 
 # What a post card shows (listing_tags.CARD_FIELDS), and what its URL and
@@ -243,6 +246,22 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, Page):
         """Index posts with their tags fetched alongside: ``search_text`` reads them."""
         return super().get_indexed_objects().prefetch_related("tags")
 
+    def get_purge_paths(self):
+        """Return the paths of every page that shows this post (``blog.paths``)."""
+        ancestors = list(self.get_ancestors().specific())
+        paths = site_wide_paths() | listing_paths(ancestors) | paths_of([self])
+        paths.add(reverse("social_image", args=[self.pk]))
+        parent = ancestors[-1]
+        if getattr(parent, "ordering", None) == SeriesOrdering.EXPLORER:
+            paths |= paths_of(parent.get_children().live().only("url_path"))
+        paths |= tag_paths(self.tags.all())
+        paths |= archive_paths()
+        linked = ReferenceIndex.get_references_for_object(self).filter(
+            to_content_type=ContentType.objects.get_for_model(Page)
+        )
+        linked_pages = Page.objects.filter(pk__in=as_page_ids(linked, "to_object_id"))
+        return paths | paths_of(linked_pages.only("url_path"))
+
     def search_text(self):
         """Return what search indexes: title, summary, body, code and tags, as tokens."""
         tags = " ".join(sorted(tag.name for tag in self.tags.all()))
@@ -285,7 +304,7 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, Page):
         """Return the breadcrumbs and the series' previous/next, kept until purged.
 
         What changes them (an ancestor renamed, a post of the series published,
-        moved or unpublished) purges this page too (``blog.invalidation``).
+        moved or unpublished) purges this page too (``pagecache.purge``).
         """
         return remember(self.url_path, "navigation", self.find_navigation)
 

@@ -18,7 +18,9 @@ from blog.models.base import (
     readable,
 )
 from blog.models.post import PostPage, live_post_pages
+from blog.paths import feed_paths, is_site_root, listing_paths
 from pagecache.cache import remember
+from pagecache.purge import paths_of
 
 POSTS_PER_PAGE = 30
 
@@ -110,6 +112,22 @@ class SeriesPage(RowsLoadedPlainly, OneQueryViewRestrictions, RoutablePageMixin,
         db_table = "series_seriespage"
         verbose_name = "栏目 / 系列"
         verbose_name_plural = "栏目 / 系列"
+
+    def listing_paths(self):
+        """Return the paths of this listing and of its feed."""
+        return paths_of([self]) | feed_paths(self)
+
+    def get_purge_paths(self):
+        """Return what shows this page (see ``pagecache.purge``).
+
+        A top-level section is in every page's header: every page. A nested
+        series is in the listings above it and the breadcrumbs below it.
+        """
+        ancestors = list(self.get_ancestors().specific())
+        if is_site_root(ancestors[-1]):
+            return None
+        subtree = self.get_descendants(inclusive=True).only("url_path")
+        return listing_paths([*ancestors, self]) | paths_of(subtree)
 
     def posts(self):
         """Return the live posts this page lists.

@@ -17,7 +17,9 @@ from blog.models.base import (
     RowsLoadedPlainly,
 )
 from blog.models.post import TAGGED_ORDER, PostPage
+from blog.paths import tag_paths
 from pagecache.cache import remember
+from pagecache.purge import paths_of
 
 POSTS_PER_PAGE = 20
 
@@ -37,6 +39,10 @@ class TagIndexPage(
 
     class Meta:
         verbose_name = "标签索引"
+
+    def get_purge_paths(self):
+        """Return its paths and every tag's page and feed (see ``pagecache.purge``)."""
+        return paths_of([self]) | tag_paths(Tag.objects.all())
 
     def tags_with_counts(self):
         """Return tags used by live posts, with `num_posts`, most used first."""

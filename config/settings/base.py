@@ -70,7 +70,7 @@ MIDDLEWARE = [
     # Anonymous readers get pages from the page cache (pagecache/cache.py) before
     # anything below runs; on a miss it stores what compression and ConditionalGet
     # made.
-    "pagecache.cache.PageCacheMiddleware",
+    "pagecache.middleware.PageCacheMiddleware",
     # 304 to a client whose copy is still current, by the tag compression gave.
     "django.middleware.http.ConditionalGetMiddleware",
     # Brotli for public pages, Django's gzip for the rest, and an ETag on each
@@ -281,12 +281,22 @@ else:
     }
 
 # The full-page cache for anonymous readers (pagecache/cache.py), purged on
-# publish (blog/invalidation.py): how long a page is kept, in seconds; 0 turns
+# publish (pagecache/purge.py): how long a page is kept, in seconds; 0 turns
 # it off. Query strings with other parameters than these are not cached.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "86400"))
 # The release being served (a commit id, say): a new one starts with an empty
 # page cache. Unset, it is a digest of the code and templates (pagecache/release.py).
 RELEASE = os.environ.get("RELEASE", "")
+# The folders whose code, templates and static sources that digest reads.
+RELEASE_SOURCE_FOLDERS = [
+    "blog",
+    "rendering",
+    "pagecache",
+    "search",
+    "config",
+    "templates",
+    "static",
+]
 PAGE_CACHE_ALIAS = "default"
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
 LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))

@@ -108,7 +108,7 @@ class Generator:
     def run(self) -> dict:
         started = time.perf_counter()
         # Nothing is in the page cache of a fresh database: publishing has
-        # nothing to purge (blog/invalidation.py connects with this uid).
+        # nothing to purge (pagecache/purge.py connects with this uid).
         page_published.disconnect(dispatch_uid="pagecache")
         home = HomePage.objects.get()
         with transaction.atomic():

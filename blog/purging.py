@@ -1,0 +1,36 @@
+"""Purge what a change to a post's tags shows: its tag pages, its own page.
+
+Pages say for themselves what shows them (``get_purge_paths``); tags are rows
+of their own, saved with a post or straight.
+"""
+
+from django.db.models.signals import post_delete, post_save
+from taggit.models import Tag
+from wagtail.models import Page
+
+from blog.models import PostTag
+from blog.paths import tag_paths
+from pagecache.cache import purge_all, purge_paths
+from pagecache.purge import paths_of
+
+
+def _on_post_tag_change(sender, instance, **kwargs):
+    # A post gained or lost a tag (saved when the post is published, or
+    # straight): the tag's pages list it, and the post shows its tags on its
+    # page and in its feed entry, both kept under its path's token.
+    # The post is looked up, not followed: it may be going in the same delete.
+    posts = Page.objects.filter(pk=instance.content_object_id).only("url_path")
+    purge_paths(tag_paths([instance.tag]) | paths_of(posts))
+
+
+def _on_tag_change(sender, instance, created=False, **kwargs):
+    # A new tag is on no page yet; a renamed or deleted one is on its posts' cards.
+    if not created:
+        purge_all()
+
+
+def connect() -> None:
+    """Connect the tag purges to Django's signals (from AppConfig.ready)."""
+    for signal in (post_save, post_delete):
+        signal.connect(_on_post_tag_change, sender=PostTag, dispatch_uid="pagecache")
+        signal.connect(_on_tag_change, sender=Tag, dispatch_uid="pagecache")

@@ -1,0 +1,140 @@
+"""Serve anonymous readers from the page cache, and fill it (``pagecache.cache``)."""
+
+import logging
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.utils.cache import cc_delim_re, get_conditional_response
+from django.utils.http import http_date, parse_http_date_safe
+
+from config.compression import accepted_encoding
+from pagecache.cache import (
+    current_tokens,
+    digest,
+    page_cache,
+    path_token_key,
+    purges_pending,
+    site_token_key,
+    tokens_read_once,
+)
+
+logger = logging.getLogger(__name__)
+
+# The response headers a cached copy keeps; the rest are per request.
+STORED_HEADERS = (
+    "Content-Type",
+    "Content-Encoding",
+    "Content-Language",
+    "Vary",
+    "ETag",
+    "Last-Modified",
+    "Cache-Control",
+    "X-Robots-Tag",
+)
+
+
+class PageCacheMiddleware:
+    """Serve anonymous GETs of public pages from the page cache, filling it on a miss.
+
+    Placed above compression and ConditionalGet, so it stores the compressed response
+    with its ETag, and answers a conditional request for a cached page with 304
+    itself. A cache that fails (Redis down) is logged and bypassed. Below it, each
+    token is read at most once per request (``tokens_read_once``), cached page or not.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        with tokens_read_once():
+            return self.serve(request)
+
+    def serve(self, request):
+        timeout = settings.PAGE_CACHE_SECONDS
+        if timeout <= 0 or not self.is_cacheable_request(request) or purges_pending():
+            return self.get_response(request)
+        cache = page_cache()
+        try:
+            key = self.key_for(cache, request)
+            stored = cache.get(key)
+        except Exception:
+            logger.warning("Page cache unavailable", exc_info=True)
+            return self.get_response(request)
+        if stored is not None:
+            return self.answer(request, stored)
+
+        response = self.get_response(request)
+        if self.is_cacheable_response(response):
+            if not response.has_header("Last-Modified"):
+                response["Last-Modified"] = http_date()
+            stored = {
+                "content": response.content,
+                "headers": {
+                    name: response[name]
+                    for name in STORED_HEADERS
+                    if response.has_header(name)
+                },
+                # What a post's figures add to the Content-Security-Policy,
+                # which the middleware above this one sends (config/security.py).
+                "csp_update": getattr(response, "_csp_update", None),
+            }
+            try:
+                cache.set(key, stored, timeout)
+            except Exception:
+                logger.warning("Could not store a page", exc_info=True)
+        response["X-Page-Cache"] = "miss"
+        return response
+
+    @staticmethod
+    def is_cacheable_request(request) -> bool:
+        if request.method not in ("GET", "HEAD"):
+            return False
+        if settings.SESSION_COOKIE_NAME in request.COOKIES:
+            return False
+        if request.path_info.startswith(tuple(settings.PAGE_CACHE_EXCLUDED_PATHS)):
+            return False
+        return set(request.GET) <= set(settings.PAGE_CACHE_QUERY_PARAMS)
+
+    @staticmethod
+    def is_cacheable_response(response) -> bool:
+        if response.status_code != 200 or response.streaming or response.cookies:
+            return False
+        vary = {v.lower() for v in cc_delim_re.split(response.get("Vary", ""))}
+        if "cookie" in vary or "*" in vary:
+            return False
+        control = {
+            part.split("=")[0].strip().lower()
+            for part in cc_delim_re.split(response.get("Cache-Control", ""))
+        }
+        return not control & {"private", "no-store", "no-cache"}
+
+    @staticmethod
+    def key_for(cache, request) -> str:
+        """Return the key of this request's variant of its page.
+
+        The variant is the host, the path and query, and whether the client
+        takes Brotli, gzip or neither (the compression middleware below decides
+        by that alone for the requests cached here).
+        """
+        path = request.path
+        site, page = current_tokens(cache, [site_token_key(), path_token_key(path)])
+        encoding = accepted_encoding(request)
+        variant = digest(f"{request.get_host()}\n{request.get_full_path()}\n{encoding}")
+        return f"pagecache:page:{site}:{page}:{variant}"
+
+    @staticmethod
+    def answer(request, stored):
+        """Return the stored copy, or 304 when the client's copy is current."""
+        response = HttpResponse(stored["content"])
+        for name, value in stored["headers"].items():
+            response[name] = value
+        response["Content-Length"] = str(len(stored["content"]))
+        response["X-Page-Cache"] = "hit"
+        if stored.get("csp_update"):
+            response._csp_update = stored["csp_update"]
+        return get_conditional_response(
+            request,
+            etag=response.get("ETag"),
+            last_modified=parse_http_date_safe(response.get("Last-Modified", "")),
+            response=response,
+        )
