@@ -19,7 +19,7 @@ from wagtail.contrib.sitemaps import Sitemap
 from wagtail.contrib.sitemaps.views import index as wagtail_sitemap_index
 from wagtail.models import Site
 
-from blog.models import CountedPaginator, HomePage, PostPage, SeriesPage, readable
+from blog.models import CountedPaginator, readable
 from blog.paths import sitemap_paths
 from blog.social import social_image_url
 from pagecache.cache import remember_at
@@ -52,15 +52,15 @@ class _Home:
     def __init__(self, request):
         site = Site.find_for_request(request) if request else None
         root = site.root_page.specific if site else None
-        self.page = root if isinstance(root, HomePage) else None
+        self.page = root
 
     @property
     def author(self) -> str:
-        return self.page.author if self.page else ""
+        return getattr(self.page, "author", "")
 
     @property
     def intro(self) -> str:
-        return _plain(self.page.intro) if self.page else ""
+        return _plain(getattr(self.page, "intro", ""))
 
 
 def _description(page, tag, home: _Home) -> str:
@@ -121,12 +121,12 @@ def page_meta(context) -> dict:
         feeds.append(
             {"title": f"#{tag.name} · {site_name}", "url": absolute(tag_url + "feed/")}
         )
-    elif isinstance(page, HomePage):
+    elif getattr(page, "is_site_home", False):
         title = site_name
     else:
         title = page.seo_title or page.title
     page_url = page.get_url(request)  # None in the preview of a new page
-    if isinstance(page, SeriesPage) and page_url:
+    if getattr(page, "has_feed", False) and page_url:
         feeds.append(
             {
                 "title": f"{page.title} · {site_name}",
@@ -137,7 +137,8 @@ def page_meta(context) -> dict:
     canonical = absolute(_canonical_path(request, page))
     image_url = social_image_url(page)
     image = absolute(image_url) if image_url else ""
-    is_post = isinstance(page, PostPage)
+    # A post is an article (its dates and tags, a BlogPosting); the rest are pages.
+    is_post = getattr(page, "is_article", False)
     meta.update(
         title=title,
         description=_description(page, tag, home),
@@ -151,7 +152,7 @@ def page_meta(context) -> dict:
         (crumb.title, absolute(crumb.get_url(request)))
         for crumb in _breadcrumbs(context)
     ]
-    if not isinstance(page, HomePage):
+    if not getattr(page, "is_site_home", False):
         crumbs.append((page.title, absolute(page_url or request.path)))
     if tag is not None:
         crumbs.append((title, canonical))

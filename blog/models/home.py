@@ -32,6 +32,8 @@ class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         "blog.ArchivePage",
     ]
     max_count = 1
+    # Titled with the site's name in its metadata (blog.seo).
+    is_site_home = True
 
     content_panels = Page.content_panels + [FieldPanel("author"), FieldPanel("intro")]
 

@@ -185,6 +185,8 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, Page):
     source_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     objects = PageManager.from_queryset(PostPageQuerySet)()
+    # An article in its metadata: dates, tags, a BlogPosting (blog.seo).
+    is_article = True
 
     parent_page_types = ["blog.HomePage", "blog.SeriesPage"]
     subpage_types = []

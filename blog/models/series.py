@@ -96,6 +96,8 @@ class SeriesPage(RowsLoadedPlainly, OneQueryViewRestrictions, RoutablePageMixin,
     source_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     objects = PageManager.from_queryset(SeriesPageQuerySet)()
+    # Serves <url>feed/, linked from its <head> (blog.seo).
+    has_feed = True
 
     parent_page_types = ["blog.HomePage", "blog.SeriesPage"]
     subpage_types = ["blog.PostPage", "blog.SeriesPage"]
