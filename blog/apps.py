@@ -29,7 +29,7 @@ class BlogConfig(AppConfig):
         from blog import purging
         from blog.models import PostPage
         from rendering.cache import set_store
-        from search.engine import reindex_published_post
+        from search.query import reindex_published_post
 
         set_store(DjangoRenderStore())
         purging.connect()

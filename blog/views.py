@@ -9,14 +9,8 @@ from wagtail.models import Site
 
 from blog.feeds import PostFeed
 from blog.models import PostPage
-from search.engine import (
-    MAX_QUERY_LENGTH,
-    MAX_RESULTS,
-    RESULTS_PER_PAGE,
-    clean_query,
-    hits_for,
-    search_post_ids,
-)
+from search.query import MAX_RESULTS, RESULTS_PER_PAGE
+from search.tokens import MAX_QUERY_LENGTH, clean_query
 
 
 def search(request):
@@ -27,7 +21,7 @@ def search(request):
     their tags, plus the header's. Junk in `page` shows the first or last page.
     """
     query = clean_query(request.GET.get("q"))
-    ids = search_post_ids(query) if query else []
+    ids = PostPage.search_ids(query) if query else []
     page = Paginator(ids, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
     return TemplateResponse(
         request,
@@ -37,7 +31,7 @@ def search(request):
             "search_query": query,  # Fills the header's search box.
             "max_query_length": MAX_QUERY_LENGTH,
             "results": page,
-            "hits": hits_for(page.object_list, query) if ids else [],
+            "hits": PostPage.search_hits(page.object_list, query) if ids else [],
             "capped": len(ids) >= MAX_RESULTS,
         },
     )

@@ -9,6 +9,7 @@ from django.utils.safestring import mark_safe
 
 from blog import reading
 from blog.blocks import body_anchors, body_headings
+from blog.text import body_text
 from config.security import allow_figure_scripts, figure_script_sources
 from pagecache.cache import kept, kept_many, page_tokens, pages_tokens
 from rendering import render_inline_text
@@ -17,6 +18,8 @@ from rendering.feed import absolutize_urls, as_character_data
 
 # A rendered body is dropped with its page's cache tokens; the rest expire.
 BODY_CACHE_SECONDS = 7 * 24 * 3600
+# Bump when body_text() changes, so that texts kept in the cache are made again.
+BODY_TEXT_KEY = "search-body-1"
 
 
 # Where the post template places the body: unique to this process, so no text
@@ -190,3 +193,24 @@ class RenderedBody:
             "rendered": {**rendered, "html": BODY_MARK},
             "body_html": rendered["html"],
         }
+
+    @classmethod
+    def body_texts(cls, posts) -> dict[int, str]:
+        """Return each post's ``body_text()`` by id, kept in the render cache.
+
+        Keyed by the body's content; posts loaded ``with_body_digest()`` have
+        their bodies loaded, in one query, only for the texts not kept.
+        """
+        posts = list(posts)
+
+        def keys():
+            return [make_key(BODY_TEXT_KEY, post.body_digest()) for post in posts]
+
+        def texts(indexes):
+            pks = [posts[i].pk for i in indexes]
+            bodies = cls.objects.filter(pk__in=pks).only("body").in_bulk()
+            # A post deleted meanwhile has no text, and none is kept for its body.
+            return [body_text(bodies[pk].body) if pk in bodies else None for pk in pks]
+
+        found = kept_many(len(posts), keys, texts, BODY_CACHE_SECONDS)
+        return {post.pk: text or "" for post, text in zip(posts, found, strict=True)}

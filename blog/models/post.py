@@ -30,9 +30,11 @@ from blog.models.base import (
 )
 from blog.models.body import RenderedBody
 from blog.paths import archive_paths, listing_paths, site_wide_paths, tag_paths
+from blog.text import body_text
 from pagecache.cache import remember
 from pagecache.purge import as_page_ids, paths_of
-from search.engine import body_text, index_text
+from search import query as search_query
+from search.tokens import index_text
 
 # What a post card shows (listing_tags.CARD_FIELDS), and what its URL and
 # the page cache's tokens are worked out from.
@@ -209,7 +211,7 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, Page):
     ]
     settings_panels = Page.settings_panels + [FieldPanel("comments")]
     # Title, summary, body and tags go to the index as one pre-tokenised text
-    # (see search/engine.py), so SQLite and PostgreSQL see the same words.
+    # (see search/tokens.py), so SQLite and PostgreSQL see the same words.
     search_fields = Page.search_fields + [
         index.SearchField("search_text"),
         index.FilterField("date"),
@@ -263,6 +265,27 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, Page):
         )
         linked_pages = Page.objects.filter(pk__in=as_page_ids(linked, "to_object_id"))
         return paths | paths_of(linked_pages.only("url_path"))
+
+    @classmethod
+    def search_ids(cls, query: str) -> list[int]:
+        """Return the ids of the public live posts matching ``query``, best first."""
+        posts = cls.objects.visible()
+        return search_query.search_ids(query, posts, kept_at=[reverse("search")])
+
+    @classmethod
+    def search_hits(cls, ids, query: str) -> list:
+        """Return these posts, one page of results, highlighted for ``query``.
+
+        Two queries, and a third for the bodies whose text is not kept.
+        """
+        found = (
+            cls.objects.filter(pk__in=list(ids))
+            .with_body_digest()
+            .prefetch_related(PostTag.prefetch())
+            .in_bulk()
+        )
+        posts = [found[pk] for pk in ids if pk in found]
+        return search_query.hits(posts, query, cls.body_texts)
 
     def search_text(self):
         """Return what search indexes: title, summary, body, code and tags, as tokens."""

@@ -320,7 +320,7 @@ WAGTAIL_ENABLE_UPDATE_CHECK = False
 # Nor avatars from Gravatar (an editor's e-mail hash sent to a third party).
 WAGTAIL_GRAVATAR_PROVIDER_URL = None
 WAGTAIL_I18N_ENABLED = False
-# Search (search/engine.py): posts are indexed as text already cut into words
+# Search (search/tokens.py): posts are indexed as text already cut into words
 # (jieba for Chinese, Snowball stems for English, split code identifiers), so
 # PostgreSQL must not stem again: the "simple" configuration only lower-cases.
 # SQLite's FTS5 (unicode61) splits the same text on the same spaces.

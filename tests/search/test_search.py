@@ -13,15 +13,10 @@ from django.test.utils import CaptureQueriesContext
 from wagtail.models import PageViewRestriction
 from wagtail.rich_text import RichText
 
-from blog.models import PostPage
-from search import engine as search
-from search.engine import (
-    MAX_QUERY_LENGTH,
-    clean_query,
-    index_tokens,
-    query_tokens,
-    search_post_ids,
-)
+from blog import text
+from blog.models import PostPage, body
+from search import query as search
+from search.tokens import MAX_QUERY_LENGTH, clean_query, index_tokens, query_tokens
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 CORPUS = [
@@ -426,9 +421,13 @@ def test_results_are_wagtails_when_under_the_bound(corpus):
     queries = [q for q, _ in RELEVANCE] + ["warp", "cuda", "内存", "kernel 共享内存"]
     for query in queries:
         tokens = query_tokens(query)
-        assert search._index_matches(tokens) is not None, "the index was not read"
-        wagtail = search._rank(search._backend_matches(tokens), tokens)
-        assert search_post_ids(query) == wagtail, query
+        assert search._index_matches(tokens, PostPage.objects.visible()) is not None, (
+            "the index was not read"
+        )
+        wagtail = search._rank(
+            search._backend_matches(tokens, PostPage.objects.visible()), tokens
+        )
+        assert PostPage.search_ids(query) == wagtail, query
 
 
 def test_only_the_newest_matches_are_ranked(home, monkeypatch):
@@ -446,7 +445,7 @@ def test_only_the_newest_matches_are_ranked(home, monkeypatch):
     PageViewRestriction.objects.create(
         page=private, restriction_type=PageViewRestriction.PASSWORD, password="x"
     )
-    found = search_post_ids("tiling")
+    found = PostPage.search_ids("tiling")
     assert oldest.pk not in found and older.pk not in found
     # The newest three, the title hit first.
     assert found[0] == kept[1].pk
@@ -457,7 +456,7 @@ def test_snippets_follow_the_body_and_are_not_made_again(client, home, monkeypat
     post = make_post(home, "Warp specialization", paragraph="producer warps wait")
     calls = []
     monkeypatch.setattr(
-        search, "body_text", lambda body: calls.append(body) or search_body(body)
+        body, "body_text", lambda value: calls.append(value) or search_body(value)
     )
     client.get("/search/", {"q": "producer"})
     calls.clear()
@@ -470,4 +469,4 @@ def test_snippets_follow_the_body_and_are_not_made_again(client, home, monkeypat
     assert "<mark>producer</mark> warps signal" in str(hit.snippet)
 
 
-search_body = search.body_text
+search_body = text.body_text

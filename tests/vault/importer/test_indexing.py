@@ -16,7 +16,6 @@ from wagtail.search import index
 from wagtail.search.models import IndexEntry
 
 from blog.models import PostPage
-from search.engine import search_post_ids
 from tests.factories import PostPageFactory
 from vault.importer import Importer
 from vault.importer.indexing import deferred_index_updates
@@ -89,7 +88,7 @@ def test_search_finds_each_imported_post_exactly_once(imported):
     posts = PostPage.objects.live().exclude(source_path="")
     assert posts.count() > 5
     for post in posts:
-        assert search_post_ids(post.title).count(post.pk) == 1, post.title
+        assert PostPage.search_ids(post.title).count(post.pk) == 1, post.title
 
 
 def test_the_indexes_hold_what_saving_each_page_alone_would(imported):
@@ -101,7 +100,7 @@ def test_the_index_holds_each_posts_tags(imported):
     # Tags are saved after the page row: indexed only if indexing comes after.
     post = PostPage.objects.get(source_path="cuda/10-warp-shuffle.md")
     assert post.tags.filter(name="shuffle").exists()
-    assert post.pk in search_post_ids("shuffle")
+    assert post.pk in PostPage.search_ids("shuffle")
 
 
 def test_backlinks_name_the_imported_pages_that_link(imported):
@@ -125,7 +124,7 @@ def test_a_changed_file_is_found_by_its_new_words_only(vault, run_import):
     run = run_import(vault)
     assert run.error is None, run.out
     smem = PostPage.objects.get(source_path=MAIN)
-    assert smem.pk in search_post_ids("zebrafish")
+    assert smem.pk in PostPage.search_ids("zebrafish")
     assert_indexes_are_up_to_date()
 
 
@@ -161,7 +160,7 @@ def test_a_post_failing_after_its_page_was_saved_is_in_no_index(
     assert "internal error: RuntimeError: disk full" in run.out
     assert not PostPage.objects.filter(source_path=MAIN).exists()
     live = set(PostPage.objects.live().values_list("pk", flat=True))
-    assert set(search_post_ids("Shared Memory")) <= live
+    assert set(PostPage.search_ids("Shared Memory")) <= live
     assert_no_entry_without_its_page()
     assert_indexes_are_up_to_date()
 
@@ -179,7 +178,7 @@ def test_an_interrupted_import_has_indexed_what_it_wrote(vault, home):
     written = PostPage.objects.live().exclude(source_path="")
     assert written.exists()
     for post in written:
-        assert post.pk in search_post_ids(post.title), post.title
+        assert post.pk in PostPage.search_ids(post.title), post.title
     assert_indexes_are_up_to_date()
 
 
@@ -200,17 +199,17 @@ def test_a_run_that_dies_before_indexing_is_imported_again(
     assert again.error is None, again.out
     assert "unchanged       0       0" in again.out
     for post in written:
-        assert post.pk in search_post_ids(post.title), post.title
+        assert post.pk in PostPage.search_ids(post.title), post.title
     assert_indexes_are_up_to_date()
 
 
 def test_saves_outside_an_import_are_indexed_at_once(imported, home):
     post = PostPageFactory(parent=home, title="Quokka notes")
-    assert post.pk in search_post_ids("quokka")
+    assert post.pk in PostPage.search_ids("quokka")
     smem = PostPage.objects.get(source_path=MAIN)
     smem.title = "Wombat memory"
     smem.save_revision().publish()
-    assert search_post_ids("wombat") == [smem.pk]
+    assert PostPage.search_ids("wombat") == [smem.pk]
 
 
 def test_only_the_deferring_thread_waits(home, monkeypatch):
