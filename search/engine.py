@@ -88,7 +88,6 @@ from django.db.models.functions import Cast
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from wagtail.rich_text import get_text_for_indexing
 from wagtail.search.backends import get_search_backend
 
 from pagecache.cache import kept_many, remember_at
@@ -227,47 +226,6 @@ def query_tokens(query: str) -> list[str]:
     tokens = list(dict.fromkeys(_tokens(query, query=True)))
     meaningful = [t for t in tokens if t not in _QUERY_STOPWORDS]
     return (meaningful or tokens)[:MAX_QUERY_TOKENS]
-
-
-# Plain text of a post body, from the stored JSON: no rendering, no queries.
-
-_RICH_TEXT_FIELDS = {"paragraph": None, "callout": ("body",), "quote": ("quote",)}
-_TEXT_FIELDS = {
-    "heading": ("text",),
-    "code": ("filename", "code"),
-    "math": ("tex", "label"),
-    "image": ("alt", "caption"),
-    "callout": ("title",),
-    "quote": ("source",),
-    "html_figure": ("caption",),  # Its HTML source is markup, not prose.
-}
-
-
-def _block_text(block_type: str, value) -> list[str]:
-    if block_type == "paragraph":
-        return [get_text_for_indexing(value or "")]
-    if block_type == "markdown":
-        return [value or ""]
-    if block_type == "table":
-        value = value or {}
-        cells = [c for row in value.get("data") or [] for c in row or [] if c]
-        return [value.get("table_caption") or "", *map(str, cells)]
-    if not isinstance(value, dict):
-        return []
-    texts = [str(value.get(name) or "") for name in _TEXT_FIELDS.get(block_type, ())]
-    texts += [
-        get_text_for_indexing(value.get(name) or "")
-        for name in _RICH_TEXT_FIELDS.get(block_type) or ()
-    ]
-    return texts
-
-
-def body_text(stream_value) -> str:
-    """Return the readable text of a body: prose, headings, code, TeX, captions."""
-    texts = []
-    for item in stream_value.raw_data:
-        texts.extend(_block_text(item.get("type", ""), item.get("value")))
-    return " ".join(" ".join(t.split()) for t in texts if t)
 
 
 # Highlighting.
@@ -514,6 +472,7 @@ _BODY_TEXT_KEY = "search-body-1"
 def _body_texts(posts) -> dict[int, str]:
     """Return each post's body_text(), kept in the render cache by body content."""
     from blog.models import BODY_CACHE_SECONDS, PostPage
+    from blog.text import body_text
 
     posts = list(posts)
 

@@ -28,8 +28,9 @@ from blog.models.base import (
     site_has_view_restrictions,
 )
 from blog.models.body import RenderedBody
+from blog.text import body_text
 from pagecache.cache import remember
-from search.engine import body_text, index_text
+from search.engine import index_text
 
 # What a post card shows (listing_tags.CARD_FIELDS), and what its URL and
 # the page cache's tokens are worked out from.

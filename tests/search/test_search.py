@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from wagtail.models import PageViewRestriction
 from wagtail.rich_text import RichText
 
+import blog.text
 from blog.models import PostPage
 from search import engine as search
 from search.engine import (
@@ -457,7 +458,7 @@ def test_snippets_follow_the_body_and_are_not_made_again(client, home, monkeypat
     post = make_post(home, "Warp specialization", paragraph="producer warps wait")
     calls = []
     monkeypatch.setattr(
-        search, "body_text", lambda body: calls.append(body) or search_body(body)
+        blog.text, "body_text", lambda body: calls.append(body) or search_body(body)
     )
     client.get("/search/", {"q": "producer"})
     calls.clear()
@@ -470,4 +471,4 @@ def test_snippets_follow_the_body_and_are_not_made_again(client, home, monkeypat
     assert "<mark>producer</mark> warps signal" in str(hit.snippet)
 
 
-search_body = search.body_text
+search_body = blog.text.body_text
