@@ -3,12 +3,16 @@
 Chinese is read character by character (about 400 字 a minute), English word by
 word (about 220 words a minute); code is skimmed and display math glanced at.
 Counting works on the raw stream data, so neither KaTeX nor Pygments runs and no
-image is fetched.
+image is fetched; what each block holds comes from its declared text
+(`blog.text.body_pieces`).
 """
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+
+from blog.blocks import Text
+from blog.text import body_pieces
 
 CJK_PER_MINUTE = 400
 WORDS_PER_MINUTE = 220
@@ -25,26 +29,6 @@ _ENTITY = re.compile(r"&[#\w]+;")
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$|\\\[.*?\\\]", re.DOTALL)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?=\S)[^$\n]*?(?<=\S)\$|\\\(.*?\\\)")
 _FENCE = re.compile(r"^(```+|~~~+)[^\n]*\n(.*?)^\1[ \t]*$", re.DOTALL | re.MULTILINE)
-
-# Stream fields that hold no prose: choices, ids, sizes, source markup.
-_NOT_PROSE = {
-    "language",
-    "level",
-    "kind",
-    "image",
-    "alt",
-    "height",
-    "html",
-    "highlight_lines",
-    "line_numbers",
-    "tex",
-    "label",
-    "first_row_is_table_header",
-    "first_col_is_header",
-    "table_header_choice",
-    "cell",
-    "mergedCells",
-}
 
 
 class Tally:
@@ -75,6 +59,18 @@ class Tally:
 
         self.add_text(_FENCE.sub(code, source))
 
+    def add(self, kind: Text, text: str) -> None:
+        """Count a piece of a body, as its block declares it (`blog.blocks.Text`)."""
+        if kind in (Text.PROSE, Text.RICH_TEXT):
+            self.add_text(text)
+        elif kind is Text.CODE:
+            self.add_code(text)
+        elif kind is Text.TEX:
+            self.formulas += 1
+        elif kind is Text.MARKDOWN:
+            self.add_markdown(text)
+        # Labels (alt text, an equation's number) are not read through.
+
     def minutes(self) -> int:
         """Return whole minutes, rounded up, at least one."""
         total = (
@@ -86,34 +82,9 @@ class Tally:
         return max(1, math.ceil(total))
 
 
-def _strings(value) -> Iterator[str]:
-    """Yield the prose strings of a block's raw value, skipping non-prose fields."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if key not in _NOT_PROSE:
-                yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
 def reading_minutes(raw_blocks: Iterable[dict]) -> int:
     """Return the minutes a reader needs for a body, from its raw stream data."""
     tally = Tally()
-    for block in raw_blocks:
-        kind, value = block.get("type"), block.get("value")
-        if kind == "code":
-            tally.add_code((value or {}).get("code") or "")
-            tally.add_text((value or {}).get("filename") or "")
-        elif kind == "math":
-            tally.formulas += 1
-        elif kind == "markdown":
-            tally.add_markdown(value or "")
-        elif kind == "embed":
-            continue  # a URL
-        else:
-            for text in _strings(value):
-                tally.add_text(text)
+    for piece in body_pieces(raw_blocks):
+        tally.add(piece.kind, piece.text)
     return tally.minutes()

@@ -1,41 +1,88 @@
-"""Plain text of a post body, from the stored JSON: no rendering, no queries."""
+"""The text of a post body, read from what each block type declares.
+
+Works on the raw stream data, so nothing is rendered and nothing is queried.
+Each block's ``Meta.text`` (see `blog.blocks.Text`) says which of its fields
+hold which kind of text; search text and reading time both read the body
+through `body_pieces`, so a new block type is searched and timed once it
+declares its text.
+"""
+
+import functools
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
 
 from wagtail.rich_text import get_text_for_indexing
 
-_RICH_TEXT_FIELDS = {"paragraph": None, "callout": ("body",), "quote": ("quote",)}
-_TEXT_FIELDS = {
-    "heading": ("text",),
-    "code": ("filename", "code"),
-    "math": ("tex", "label"),
-    "image": ("alt", "caption"),
-    "callout": ("title",),
-    "quote": ("source",),
-    "html_figure": ("caption",),  # Its HTML source is markup, not prose.
-}
+from blog.blocks import PostBodyBlock, Text, text_declaration
 
 
-def _block_text(block_type: str, value) -> list[str]:
-    if block_type == "paragraph":
-        return [get_text_for_indexing(value or "")]
-    if block_type == "markdown":
-        return [value or ""]
-    if block_type == "table":
-        value = value or {}
-        cells = [c for row in value.get("data") or [] for c in row or [] if c]
-        return [value.get("table_caption") or "", *map(str, cells)]
-    if not isinstance(value, dict):
-        return []
-    texts = [str(value.get(name) or "") for name in _TEXT_FIELDS.get(block_type, ())]
-    texts += [
-        get_text_for_indexing(value.get(name) or "")
-        for name in _RICH_TEXT_FIELDS.get(block_type) or ()
-    ]
-    return texts
+class Piece(NamedTuple):
+    """One field's text, with the kind its block declares it to be."""
+
+    block_type: str
+    kind: Text
+    text: str
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Yield the strings of a field's value: itself, or each item of a list."""
+    if isinstance(value, list | tuple):
+        for item in value:
+            if item is not None:
+                yield from _strings(item)
+    elif isinstance(value, str):
+        yield value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)  # a table cell stored as a number
+
+
+def _fields(declaration, value) -> Iterator[tuple[Text, Any]]:
+    """Yield (kind, value) for each field of a block's raw value that holds text."""
+    if isinstance(declaration, Mapping):
+        if not isinstance(value, Mapping):
+            return
+        for name, kind in declaration.items():
+            if kind is not Text.NONE:
+                yield kind, value.get(name) or ""
+    elif declaration is not None and declaration is not Text.NONE:
+        yield declaration, value or ""
+
+
+def body_pieces(raw_blocks: Iterable[Mapping], stream_block=None) -> Iterator[Piece]:
+    """Yield the text of a body's raw stream data, block by block.
+
+    Fields come in the order the block declares them. An empty field yields
+    "" (a formula with no TeX is still a formula); fields declared
+    `Text.NONE`, and block types ``stream_block`` (by default `PostBodyBlock`)
+    does not have, yield nothing.
+    """
+    children = (stream_block or _post_body()).child_blocks
+    for raw in raw_blocks:
+        block_type = raw.get("type")
+        child = children.get(block_type)
+        if child is None:
+            continue
+        for kind, value in _fields(text_declaration(child), raw.get("value")):
+            for text in _strings(value):
+                yield Piece(block_type, kind, text)
 
 
 def body_text(stream_value) -> str:
-    """Return the readable text of a body: prose, headings, code, TeX, captions."""
-    texts = []
-    for item in stream_value.raw_data:
-        texts.extend(_block_text(item.get("type", ""), item.get("value")))
+    """Return the searchable text of a body: prose, headings, code, TeX, captions.
+
+    Rich text is reduced to its text; everything else is kept as written,
+    whitespace collapsed.
+    """
+    texts = [
+        get_text_for_indexing(piece.text)
+        if piece.kind is Text.RICH_TEXT
+        else piece.text
+        for piece in body_pieces(stream_value.raw_data, stream_value.stream_block)
+    ]
     return " ".join(" ".join(t.split()) for t in texts if t)
+
+
+@functools.cache
+def _post_body() -> PostBodyBlock:
+    """Return one PostBodyBlock, made on first use and kept."""
+    return PostBodyBlock()

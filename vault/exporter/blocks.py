@@ -1,15 +1,17 @@
 """Turn body blocks and page fields into the Markdown of docs/markdown-format.md.
 
 Blocks arrive as the raw JSON a StreamField stores (``stream.raw_data``): image
-blocks hold an image id, rich text holds Wagtail's HTML. Pure functions; what
-needs the site comes through a `Resolver`.
+blocks hold an image id, rich text holds Wagtail's HTML. Each block type has
+one writer, registered by its name with ``@writes(name)``; `vault.importer`
+reads the Markdown back. Pure functions; what needs the site comes through a
+`Resolver`.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import yaml
@@ -31,8 +33,24 @@ HEADING_LEVELS = {"h2": 2, "h3": 3, "h4": 4}
 # A paragraph right after a table that starts so is read as the table's caption.
 _CAPTION = re.compile(r"table[:：]", re.IGNORECASE)
 
+# A writer turns one block's raw value into Markdown ("" if it has nothing to say).
+Writer = Callable[[Any, Resolver], str]
+# The writer of each block type, by its name in the body (`PostBodyBlock`).
+WRITERS: dict[str, Writer] = {}
 
-def heading_to_markdown(value: Mapping[str, Any]) -> str:
+
+def writes(block_type: str) -> Callable[[Writer], Writer]:
+    """Register the decorated function as the writer of ``block_type``."""
+
+    def register(writer: Writer) -> Writer:
+        WRITERS[block_type] = writer
+        return writer
+
+    return register
+
+
+@writes("heading")
+def heading_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     level = HEADING_LEVELS.get(value.get("level") or "h2", 2)
     text = escape_text(" ".join((value.get("text") or "").split()))
     # A run of # after a space would be read as the heading's closing sequence.
@@ -40,12 +58,15 @@ def heading_to_markdown(value: Mapping[str, Any]) -> str:
     return f"{'#' * level} {text}".rstrip()
 
 
-def verbatim_block(name: str, source: str, attrs: str = "") -> str:
+def verbatim_block(name: str, source: str, resolver: Resolver, attrs: str = "") -> str:
     """Return ``source`` between ``<!-- block:name -->`` and ``<!-- /block -->``.
 
     The source is the lines between the two comments, so a final newline of its
-    own shows as a blank line before the closing comment.
+    own shows as a blank line before the closing comment. A line of the source
+    that is itself the closing comment would end the block early: reported.
     """
+    if _END_LINE.search(source):
+        resolver.warn(f"a {name} block holds a {BLOCK_END} line: cut there")
     opening = f"<!-- block:{name}{' ' + attrs if attrs else ''} -->"
     return f"{opening}\n{source}\n{BLOCK_END}"
 
@@ -70,7 +91,8 @@ def code_info(value: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-def code_to_markdown(value: Mapping[str, Any]) -> str:
+@writes("code")
+def code_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     code = value.get("code") or ""
     info = code_info(value)
     # A fence longer than any run inside; "~" when the info string holds a backtick.
@@ -83,7 +105,8 @@ def code_to_markdown(value: Mapping[str, Any]) -> str:
     return f"{fence}{info}\n{code}\n{fence}"
 
 
-def math_to_markdown(value: Mapping[str, Any]) -> str:
+@writes("math")
+def math_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     tex = (value.get("tex") or "").strip("\n")
     label = (value.get("label") or "").strip()
     block = f"$$\n{tex}\n$$"
@@ -111,6 +134,7 @@ def image_alt(text: str) -> str:
     return "".join(out)
 
 
+@writes("image")
 def image_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     image_id = value.get("image")
     src = resolver.image_src(image_id) if image_id is not None else None
@@ -128,7 +152,8 @@ def table_cell(text: str | None) -> str:
     return escape_text(" ".join((text or "").split())).replace("|", "\\|")
 
 
-def table_to_markdown(value: Mapping[str, Any] | None) -> str:
+@writes("table")
+def table_to_markdown(value: Mapping[str, Any] | None, resolver: Resolver) -> str:
     rows = [list(row or []) for row in (value or {}).get("data") or []]
     if not rows:
         return ""
@@ -149,6 +174,7 @@ def quoted(lines: Iterable[str]) -> list[str]:
     return [f"> {line}" if line else ">" for line in lines]
 
 
+@writes("callout")
 def callout_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     kind = (value.get("kind") or "note").upper()
     title = escape_text(" ".join((value.get("title") or "").split()))
@@ -157,6 +183,7 @@ def callout_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     return "\n".join(quoted([marker, *body.splitlines()]))
 
 
+@writes("quote")
 def quote_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     lines = rich_text_to_markdown(value.get("quote") or "", resolver).splitlines()
     source = " ".join((value.get("source") or "").split())
@@ -171,53 +198,41 @@ def _attr(value: str) -> str:
     return html.escape(" ".join(value.split()), quote=False).replace('"', "&quot;")
 
 
-def html_figure_to_markdown(value: Mapping[str, Any]) -> str:
+@writes("html_figure")
+def html_figure_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     attrs = f'height="{value.get("height") or 420}"'
     caption = value.get("caption") or ""
     if caption.strip():
         attrs += f' caption="{_attr(caption)}"'
-    return verbatim_block("html_figure", value.get("html") or "", attrs)
+    return verbatim_block("html_figure", value.get("html") or "", resolver, attrs)
 
 
-def embed_to_markdown(value: Any) -> str:
+@writes("embed")
+def embed_to_markdown(value: Any, resolver: Resolver) -> str:
     url = value.get("url") if isinstance(value, Mapping) else value
     url = str(url or "").strip()
     return f"<!-- embed: {url} -->" if url else ""
 
 
-def markdown_block_to_markdown(value: str | None) -> str:
-    return verbatim_block("markdown", value) if (value or "").strip() else ""
+@writes("markdown")
+def markdown_block_to_markdown(value: str | None, resolver: Resolver) -> str:
+    if not (value or "").strip():
+        return ""
+    return verbatim_block("markdown", value, resolver)
 
 
-_PLAIN = {
-    "heading": heading_to_markdown,
-    "markdown": markdown_block_to_markdown,
-    "code": code_to_markdown,
-    "math": math_to_markdown,
-    "table": table_to_markdown,
-    "embed": embed_to_markdown,
-    "html_figure": html_figure_to_markdown,
-}
-_WITH_RESOLVER = {
-    "paragraph": lambda value, resolver: rich_text_to_markdown(value or "", resolver),
-    "image": image_to_markdown,
-    "callout": callout_to_markdown,
-    "quote": quote_to_markdown,
-}
+@writes("paragraph")
+def paragraph_to_markdown(value: str | None, resolver: Resolver) -> str:
+    return rich_text_to_markdown(value or "", resolver)
 
 
 def block_to_markdown(block_type: str, value: Any, resolver: Resolver) -> str:
     """Return one body block as Markdown ("" if it has nothing to say)."""
-    if block_type in ("markdown", "html_figure"):
-        source = value if block_type == "markdown" else (value or {}).get("html")
-        if _END_LINE.search(source or ""):
-            resolver.warn(f"a {block_type} block holds a {BLOCK_END} line: cut there")
-    if block_type in _PLAIN:
-        return _PLAIN[block_type](value)
-    if block_type in _WITH_RESOLVER:
-        return _WITH_RESOLVER[block_type](value, resolver)
-    resolver.warn(f"unknown block type {block_type!r} dropped")
-    return ""
+    writer = WRITERS.get(block_type)
+    if writer is None:
+        resolver.warn(f"unknown block type {block_type!r} dropped")
+        return ""
+    return writer(value, resolver)
 
 
 def body_to_markdown(

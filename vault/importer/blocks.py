@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import html
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -991,18 +991,23 @@ class _BodyParser:
             self._emit("embed", match.group(1), line)
 
     def _region(self, region: _Region, line: int) -> None:
-        """Emit a `<!-- block:TYPE -->` region verbatim."""
-        if region.type == "html_figure":
-            try:
-                height = int(region.attrs.get("height", DEFAULT_FIGURE_HEIGHT))
-            except ValueError:
-                height = DEFAULT_FIGURE_HEIGHT
-            caption = region.attrs.get("caption", "")
-            self._caption_formulas(caption, line)
-            self._figure(region.content, height, caption, line)
-            return
-        if region.type != "markdown":
+        """Emit a `<!-- block:TYPE -->` region through the reader of its block type."""
+        reader = REGION_READERS.get(region.type)
+        if reader is None:
             self._warn(f"unknown block type {region.type!r}; kept as Markdown", line)
+            reader = REGION_READERS["markdown"]
+        reader(self, region, line)
+
+    def _html_figure_region(self, region: _Region, line: int) -> None:
+        try:
+            height = int(region.attrs.get("height", DEFAULT_FIGURE_HEIGHT))
+        except ValueError:
+            height = DEFAULT_FIGURE_HEIGHT
+        caption = region.attrs.get("caption", "")
+        self._caption_formulas(caption, line)
+        self._figure(region.content, height, caption, line)
+
+    def _markdown_region(self, region: _Region, line: int) -> None:
         if not region.content.strip():
             return
         tokens = parse_markdown(region.content)
@@ -1080,6 +1085,15 @@ class _BodyParser:
             wiki.target, True, escape_text(wiki.label), label, line, markdown=True
         )
         return self.collector.link(ref)
+
+
+# The reader of each `<!-- block:TYPE -->` region, by block name: the way back
+# from the verbatim form vault.exporter writes. Other blocks are read from the
+# Markdown syntax they are written in (headings, fences, $$, tables, > [!NOTE]).
+REGION_READERS: dict[str, Callable[[_BodyParser, _Region, int], None]] = {
+    "html_figure": _BodyParser._html_figure_region,
+    "markdown": _BodyParser._markdown_region,
+}
 
 
 def _fence_language(info: str) -> str:

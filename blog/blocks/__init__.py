@@ -1,0 +1,65 @@
+"""StreamField blocks for post bodies.
+
+Every block hands its template finished HTML from `rendering`, whose
+renderers escape their input; templates only place it. Every block declares
+its text in ``Meta.text`` (see `base.Text`). Migrations and the rest of the
+site import the blocks from here, ``blog.blocks.<Name>``, whichever module
+defines them.
+"""
+
+from .base import (
+    CALLOUT_KINDS,
+    GROUP_CODE,
+    GROUP_MEDIA,
+    GROUP_TEXT,
+    MATH_HELP,
+    RICH_TEXT_FEATURES,
+    CodeTextBlock,
+    InlineMathFieldsMixin,
+    Text,
+    inline_html,
+    is_feed,
+    math_output,
+    text_declaration,
+)
+from .body import PostBodyBlock, body_anchors, body_headings
+from .code import CodeBlock, MathBlock
+from .media import EmbedBlock, HtmlFigureBlock, ImageBlock
+from .prose import (
+    CalloutBlock,
+    HeadingBlock,
+    MarkdownBlock,
+    ParagraphBlock,
+    QuoteBlock,
+    TableBlock,
+)
+
+__all__ = [
+    "CALLOUT_KINDS",
+    "GROUP_CODE",
+    "GROUP_MEDIA",
+    "GROUP_TEXT",
+    "MATH_HELP",
+    "RICH_TEXT_FEATURES",
+    "CalloutBlock",
+    "CodeBlock",
+    "CodeTextBlock",
+    "EmbedBlock",
+    "HeadingBlock",
+    "HtmlFigureBlock",
+    "ImageBlock",
+    "InlineMathFieldsMixin",
+    "MarkdownBlock",
+    "MathBlock",
+    "ParagraphBlock",
+    "PostBodyBlock",
+    "QuoteBlock",
+    "TableBlock",
+    "Text",
+    "body_anchors",
+    "body_headings",
+    "inline_html",
+    "is_feed",
+    "math_output",
+    "text_declaration",
+]

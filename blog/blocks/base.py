@@ -1,0 +1,146 @@
+"""What every body block shares: the text kinds it declares, and the helpers.
+
+A block declares its text in ``Meta.text``: one `Text` kind for a block whose
+value is one piece of text (rich text, Markdown, a URL), or a mapping from each
+field of its value to its kind for a block whose value is a dict (every child
+of a StructBlock; the keys of a table). Search text, reading time and the
+Markdown round trip read that declaration, never a list of block types
+(`blog.text.body_pieces`; ``tests/blog/test_block_declarations.py`` checks
+every child of the body).
+"""
+
+from enum import StrEnum
+
+from django.core.exceptions import ValidationError
+from django.utils.safestring import mark_safe
+from wagtail import blocks
+
+from rendering import inline_math_errors, render_inline_text
+
+
+class Text(StrEnum):
+    """The kind of text a field of a block holds."""
+
+    # Plain text a reader reads; it may hold inline math, $…$ or \(…\).
+    PROSE = "prose"
+    # Wagtail rich text (HTML), read as prose.
+    RICH_TEXT = "rich_text"
+    # Source code: searched, skimmed by line.
+    CODE = "code"
+    # Display math (TeX without delimiters): searched, glanced at as one formula.
+    TEX = "tex"
+    # Markdown source: prose, with fenced code counted as code.
+    MARKDOWN = "markdown"
+    # Searched but not read through: alt text, an equation's number.
+    LABEL = "label"
+    # No text: choices, ids, sizes, switches, URLs, source markup.
+    NONE = "none"
+
+
+def text_declaration(block) -> Text | dict[str, Text] | None:
+    """Return a block's ``Meta.text``, or None when it declares none."""
+    return getattr(block.meta, "text", None)
+
+
+def public_paths(*classes) -> dict[type, str]:
+    """Return `DECONSTRUCT_ALIASES` naming each class by ``blog.blocks.<Name>``.
+
+    Migrations refer to a block by its path; the package re-exports every
+    block, so a block keeps its path when it moves between the modules.
+    """
+    return {cls: f"blog.blocks.{cls.__name__}" for cls in classes}
+
+
+RICH_TEXT_FEATURES = [
+    "bold",
+    "italic",
+    "code",
+    "link",
+    "document-link",
+    "ol",
+    "ul",
+    "superscript",
+    "subscript",
+    "strikethrough",
+]
+
+CALLOUT_KINDS = [
+    ("note", "注意 Note"),
+    ("tip", "提示 Tip"),
+    ("info", "信息 Info"),
+    ("warning", "警告 Warning"),
+    ("danger", "危险 Danger"),
+]
+
+# Groups of the block chooser. A table sits with text: its cells are prose with
+# inline math, like a paragraph's, not code or display math.
+GROUP_TEXT = "文本"
+GROUP_CODE = "代码与公式"
+GROUP_MEDIA = "媒体"
+
+MATH_HELP = "行内公式写作 $…$ 或 \\(…\\)；字面的美元符号写作 \\$。"
+
+
+def is_feed(context) -> bool:
+    """Return True when rendering for a feed (``{"feed": True}`` in the context).
+
+    Feed readers drop our CSS: math goes out as MathML only, code inline-styled.
+    """
+    return bool((context or {}).get("feed"))
+
+
+def math_output(context) -> str:
+    """Return KaTeX's output option for this render."""
+    return "mathml" if is_feed(context) else "htmlAndMathml"
+
+
+def inline_html(text: str | None, context=None):
+    """Return plain text as HTML with its inline math typeset.
+
+    Safe to mark: the renderer escapes everything that is not KaTeX output.
+    """
+    return mark_safe(render_inline_text(text or "", math_output(context)))  # noqa: S308
+
+
+def raise_math_errors(messages: list[str]) -> None:
+    """Raise the KaTeX error messages of a field as one ValidationError."""
+    if messages:
+        raise ValidationError("；".join(messages))
+
+
+class InlineMathFieldsMixin:
+    """A StructBlock whose plain-text `inline_math_fields` may hold inline math.
+
+    On save each field's KaTeX errors show under the field; the template gets
+    the typeset field as `<name>_html`.
+    """
+
+    inline_math_fields: tuple[str, ...] = ()
+
+    def clean(self, value):
+        value = super().clean(value)
+        errors = {
+            name: ValidationError("；".join(messages))
+            for name in self.inline_math_fields
+            if (messages := inline_math_errors(value.get(name) or ""))
+        }
+        if errors:
+            raise blocks.StructBlockValidationError(errors)
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        for name in self.inline_math_fields:
+            context[f"{name}_html"] = inline_html(value.get(name), parent_context)
+        return context
+
+
+class CodeTextBlock(blocks.TextBlock):
+    """A text area that keeps leading and trailing spaces: indentation is code."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.field_options["strip"] = False
+
+
+DECONSTRUCT_ALIASES = public_paths(CodeTextBlock)

@@ -1,0 +1,91 @@
+"""The body of a post: a stream of the blocks, and the headings it holds."""
+
+from django.utils.html import format_html_join
+from wagtail import blocks
+
+from rendering import markdown_headings, unique_anchors
+
+from .base import public_paths
+from .code import CodeBlock, MathBlock
+from .media import EmbedBlock, HtmlFigureBlock, ImageBlock
+from .prose import (
+    CalloutBlock,
+    HeadingBlock,
+    MarkdownBlock,
+    ParagraphBlock,
+    QuoteBlock,
+    TableBlock,
+)
+
+
+class PostBodyBlock(blocks.StreamBlock):
+    """The body of a post."""
+
+    heading = HeadingBlock(label="标题")
+    paragraph = ParagraphBlock(label="段落")
+    markdown = MarkdownBlock(label="Markdown")
+    code = CodeBlock(label="代码")
+    math = MathBlock(label="公式")
+    image = ImageBlock(label="图片")
+    table = TableBlock(label="表格")
+    callout = CalloutBlock(label="提示框")
+    quote = QuoteBlock(label="引用")
+    embed = EmbedBlock(label="嵌入")
+    html_figure = HtmlFigureBlock(label="交互式图")
+
+    class Meta:
+        block_counts = {}
+
+    def render_basic(self, value, context=None):
+        # Number every heading of the page together, heading blocks and Markdown
+        # headings alike, so two "小结" get "小结" and "小结-2" here and in the
+        # table of contents; give every block its stream id (for footnote ids).
+        anchors = body_anchors(value)
+        parent = dict(context or {})
+
+        def child_context(index, child):
+            extra = {"block_id": child.id or ""}
+            if child.block_type == "heading":
+                extra["heading_anchor"] = anchors[index][0]
+            elif child.block_type == "markdown":
+                extra["heading_anchors"] = anchors.get(index, [])
+            return {**parent, **extra}
+
+        return format_html_join(
+            "\n",
+            "{}",
+            (
+                (child.render(context=child_context(index, child)),)
+                for index, child in enumerate(value)
+            ),
+        )
+
+
+def body_headings(stream_value) -> list[tuple[int, str, str]]:
+    """Return (block index, level, text) for every heading of a body, in order.
+
+    Heading blocks and the headings inside Markdown blocks both count.
+    """
+    headings = []
+    for index, child in enumerate(stream_value):
+        if child.block_type == "heading":
+            headings.append((index, child.value["level"], child.value["text"]))
+        elif child.block_type == "markdown":
+            headings.extend(
+                (index, tag, text) for tag, text in markdown_headings(child.value)
+            )
+    return headings
+
+
+def body_anchors(stream_value) -> dict[int, list[str]]:
+    """Return the page-unique anchors of each block's headings, by block index."""
+    headings = body_headings(stream_value)
+    anchors: dict[int, list[str]] = {}
+    for (index, _, _), anchor in zip(
+        headings, unique_anchors(text for _, _, text in headings), strict=True
+    ):
+        anchors.setdefault(index, []).append(anchor)
+    return anchors
+
+
+DECONSTRUCT_ALIASES = public_paths(PostBodyBlock)

@@ -1,0 +1,154 @@
+"""Blocks of code and display math, highlighted and typeset on the server."""
+
+from django.core.exceptions import ValidationError
+from django.utils.safestring import mark_safe
+from wagtail import blocks
+
+from rendering import (
+    LANGUAGES,
+    check_math,
+    highlight,
+    parse_line_spec,
+    render_math_safe,
+)
+
+from .base import (
+    GROUP_CODE,
+    CodeTextBlock,
+    Text,
+    is_feed,
+    math_output,
+    public_paths,
+)
+
+
+class CodeBlock(blocks.StructBlock):
+    """Source code highlighted by Pygments on the server."""
+
+    language = blocks.ChoiceBlock(label="语言", choices=LANGUAGES, default="cuda")
+    filename = blocks.CharBlock(
+        label="文件名",
+        required=False,
+        max_length=255,
+        help_text="文件名或说明，显示在代码上方",
+    )
+    code = CodeTextBlock(label="代码", rows=10)
+    highlight_lines = blocks.CharBlock(
+        label="高亮行", required=False, max_length=255, help_text="高亮的行，例如 1,3-5"
+    )
+    line_numbers = blocks.BooleanBlock(label="显示行号", required=False, default=True)
+
+    class Meta:
+        icon = "code"
+        template = "blocks/code_block.html"
+        group = GROUP_CODE
+        description = "代码（CUDA、C++、Python、PTX…），服务器端高亮"
+        preview_value = {
+            "language": "cuda",
+            "filename": "vector_add.cu",
+            "code": (
+                "__global__ void add(const float* a, const float* b, float* c, int n) {\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) c[i] = a[i] + b[i];\n"
+                "}"
+            ),
+            "highlight_lines": "2",
+            "line_numbers": True,
+        }
+        text = {
+            "language": Text.NONE,
+            "filename": Text.PROSE,
+            "code": Text.CODE,
+            "highlight_lines": Text.NONE,
+            "line_numbers": Text.NONE,
+        }
+
+    def clean(self, value):
+        value = super().clean(value)
+        spec = value.get("highlight_lines") or ""
+        if spec.strip():
+            try:
+                lines = parse_line_spec(spec)
+            except ValueError as error:
+                raise blocks.StructBlockValidationError(
+                    {"highlight_lines": ValidationError(str(error))}
+                ) from error
+            count = value["code"].count("\n") + 1
+            beyond = [n for n in lines if n > count]
+            if beyond:
+                raise blocks.StructBlockValidationError(
+                    {
+                        "highlight_lines": ValidationError(
+                            f"代码只有 {count} 行，不能高亮第 {beyond[0]} 行。"
+                        )
+                    }
+                )
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        spec = value.get("highlight_lines") or ""
+        try:
+            lines = parse_line_spec(spec) if spec.strip() else []
+        except ValueError:
+            lines = []  # Stored before validation existed: show the code anyway.
+        context["language_label"] = dict(LANGUAGES).get(
+            value["language"], value["language"]
+        )
+        # Pygments escapes the source.
+        context["html"] = mark_safe(  # noqa: S308
+            highlight(
+                value["code"],
+                value["language"],
+                highlight_lines=lines,
+                line_numbers=bool(value.get("line_numbers")),
+                inline_styles=is_feed(parent_context),
+            )
+        )
+        return context
+
+
+class MathBlock(blocks.StructBlock):
+    """Display math in LaTeX, typeset by KaTeX on the server."""
+
+    tex = blocks.TextBlock(
+        label="公式",
+        rows=4,
+        help_text="LaTeX，不需要 $$；多行公式用 \\begin{aligned}…\\end{aligned}",
+    )
+    label = blocks.CharBlock(
+        label="编号",
+        required=False,
+        max_length=32,
+        help_text="编号，例如 1（显示为 (1)）",
+    )
+
+    class Meta:
+        icon = "decimal"
+        template = "blocks/math_block.html"
+        group = GROUP_CODE
+        description = "独立公式（LaTeX）"
+        preview_value = {
+            "tex": "\\operatorname{softmax}(x)_i = \\frac{e^{x_i - m}}{\\sum_j e^{x_j - m}}",
+            "label": "1",
+        }
+        text = {"tex": Text.TEX, "label": Text.LABEL}
+
+    def clean(self, value):
+        value = super().clean(value)
+        message = check_math(value["tex"], display=True)
+        if message:
+            raise blocks.StructBlockValidationError({"tex": ValidationError(message)})
+        return value
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        context["html"] = mark_safe(  # noqa: S308  KaTeX escapes
+            render_math_safe(value["tex"], True, math_output(parent_context))
+        )
+        # Editors write "1" or "(1)"; the template adds the brackets.
+        context["label"] = (value.get("label") or "").strip().strip("()（）")
+        return context
+
+
+DECONSTRUCT_ALIASES = public_paths(CodeBlock, MathBlock)

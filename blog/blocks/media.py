@@ -1,0 +1,113 @@
+"""Blocks of media: images, embedded content, interactive HTML figures."""
+
+from django.utils.html import format_html
+from wagtail import blocks
+from wagtail.embeds.blocks import EmbedBlock as WagtailEmbedBlock
+from wagtail.images.blocks import ImageChooserBlock
+
+from .base import (
+    GROUP_MEDIA,
+    MATH_HELP,
+    InlineMathFieldsMixin,
+    Text,
+    is_feed,
+    public_paths,
+)
+
+
+class ImageBlock(InlineMathFieldsMixin, blocks.StructBlock):
+    """An image with alt text and caption, served as responsive renditions."""
+
+    image = ImageChooserBlock(label="图片")
+    alt = blocks.CharBlock(
+        label="替代文本",
+        required=False,
+        max_length=255,
+        help_text="替代文本；留空则使用图片标题",
+    )
+    caption = blocks.CharBlock(
+        label="图注", required=False, max_length=500, help_text=MATH_HELP
+    )
+
+    class Meta:
+        icon = "image"
+        template = "blocks/image_block.html"
+        group = GROUP_MEDIA
+        description = "图片（自动生成响应式尺寸与 WebP/AVIF）"
+        preview_value = {"alt": "", "caption": "图 1：示意图"}
+        text = {"image": Text.NONE, "alt": Text.LABEL, "caption": Text.PROSE}
+
+    inline_math_fields = ("caption",)
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        image = value.get("image")
+        context["alt"] = value.get("alt") or (image.title if image else "")
+        return context
+
+
+class EmbedBlock(WagtailEmbedBlock):
+    """A video or other oEmbed content, by URL."""
+
+    class Meta:
+        icon = "media"
+        template = "blocks/embed_block.html"
+        group = GROUP_MEDIA
+        description = "嵌入视频等外部内容（oEmbed 链接）"
+        preview_value = "https://www.youtube.com/watch?v=bDcPmZQwV3g"
+        text = Text.NONE  # a URL
+
+    def render(self, value, context=None):
+        # Feed readers strip the provider's iframe: link to the content instead
+        # (and skip fetching the oEmbed HTML).
+        if is_feed(context) and value:
+            return format_html('<p><a href="{}">{}</a></p>', value.url, value.url)
+        return super().render(value, context)
+
+
+class HtmlFigureBlock(InlineMathFieldsMixin, blocks.StructBlock):
+    """An interactive HTML/SVG figure, isolated in a sandboxed iframe."""
+
+    html = blocks.TextBlock(
+        label="HTML",
+        rows=12,
+        help_text="完整的 HTML（可含 <script>、<svg>）。它在沙箱 iframe 中运行，无法访问本站。",
+    )
+    height = blocks.IntegerBlock(
+        label="高度（像素）", default=420, min_value=80, max_value=4000
+    )
+    caption = blocks.CharBlock(
+        label="图注", required=False, max_length=500, help_text=MATH_HELP
+    )
+
+    class Meta:
+        icon = "site"
+        template = "blocks/html_figure_block.html"
+        group = GROUP_MEDIA
+        description = "交互式 HTML 图（在沙箱 iframe 中显示）"
+        preview_value = {
+            "html": (
+                '<svg viewBox="0 0 200 60" xmlns="http://www.w3.org/2000/svg">'
+                '<rect x="5" y="5" width="60" height="50" fill="#4f7cac"/>'
+                '<text x="80" y="35">SMEM</text></svg>'
+            ),
+            "height": 120,
+            "caption": "共享内存示意",
+        }
+        # The HTML is the figure's source markup, not prose.
+        text = {"html": Text.NONE, "height": Text.NONE, "caption": Text.PROSE}
+
+    inline_math_fields = ("caption",)
+
+    def render(self, value, context=None):
+        # Feed readers strip iframes (and would not run the figure): link to
+        # the post instead. `page_url` is the post's absolute URL.
+        if is_feed(context):
+            return format_html(
+                '<p><a href="{}">交互式图：在网页中查看</a></p>',
+                context.get("page_url") or "",
+            )
+        return super().render(value, context)
+
+
+DECONSTRUCT_ALIASES = public_paths(ImageBlock, EmbedBlock, HtmlFigureBlock)
