@@ -204,8 +204,8 @@ class PageSitemap(Sitemap):
     """The site's live, public pages, a few hundred to a file.
 
     ``/sitemap.xml`` is the index of these files. Wagtail's own sitemap builds
-    every page as a model instance and writes them all into one file: over a
-    second at 10,000 posts. This reads the few columns a ``<url>`` shows (a
+    every page as a model instance and writes them all into one file, which
+    grows with the site (docs/performance.md). This reads the few columns a ``<url>`` shows (a
     post's dates joined in) as plain rows, one file's worth at a time; the
     number of files is counted once until a publish purges the sitemap.
     """

@@ -19,7 +19,7 @@ class DiskCache(DjangoCache):
 
     Django closes every cache when a request ends. diskcache's ``close()``
     drops the connection to each of its shards, so the next request would open
-    them all again (about 15 ms a request here). Its author advises leaving a
+    them all again on every request (docs/performance.md). Its author advises leaving a
     cache open: every operation is atomic, and each thread has its own
     connections.
     """

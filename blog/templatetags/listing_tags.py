@@ -5,6 +5,7 @@ from django.db.models import prefetch_related_objects
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
+from blog.models import PostTag
 from pagecache.cache import remember_at
 from rendering.cache import make_key
 
@@ -19,8 +20,6 @@ def post_cards(context, posts, show_updated=False) -> SafeString:
     """Return the cards of ``posts``, one page of a listing, with their tags."""
 
     def render(posts):
-        from blog.models import PostTag
-
         prefetch_related_objects(posts, PostTag.prefetch())
         return _render(context, "includes/post_card.html", posts, show_updated)
 
