@@ -11,7 +11,6 @@ from blog.models.base import (
     LINK_COLUMNS,
     CountedPaginator,
     OneQueryViewRestrictions,
-    RowsLoadedPlainly,
 )
 from blog.models.post import PostPage, live_post_pages
 from blog.paths import sitemap_paths
@@ -22,7 +21,7 @@ from pagecache.purge import paths_of
 ARCHIVE_PER_PAGE = 200
 
 
-class ArchivePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
+class ArchivePage(OneQueryViewRestrictions, Page):
     """Every post, grouped by year, newest first, a few hundred to a page."""
 
     parent_page_types = ["blog.HomePage"]

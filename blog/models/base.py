@@ -1,14 +1,8 @@
 """What every page of the blog shares: link columns, counting, view restrictions."""
 
-import functools
-
 from django.core.paginator import Paginator
 from django.db import models
-from django.db.models.base import ModelState
-from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.functions import Coalesce
-from django.db.models.query_utils import DeferredAttribute
-from django.db.models.signals import post_init, pre_init
 from django.utils.functional import cached_property
 from wagtail.models import Page, PageViewRestriction
 
@@ -57,50 +51,6 @@ def site_has_view_restrictions() -> bool:
     makes (``pagecache.purge``), so a public blog asks it once, not per page.
     """
     return remember_site("view-restrictions", PageViewRestriction.objects.exists)
-
-
-class RowsLoadedPlainly:
-    """A page mixin: build the rows read from the database without ``__init__``.
-
-    ClusterableModel and Wagtail's page mixins extend ``__init__`` for objects
-    being created: child relations passed as arguments, a default content type
-    and menu flag. A row read from the database is none of those, and Django's
-    own ``__init__`` walks all forty fields of a page, deferred or not, to set
-    each loaded one. An archive page of 200 rows spent a fifth of its time
-    there. A loaded value goes straight into the instance, as Django's field
-    descriptors would put it; a field with a descriptor of its own (a
-    StreamField) is set through it. Models with init signals are built the
-    usual way. The blog's page models all use it.
-    """
-
-    @classmethod
-    def from_db(cls, db, field_names, values):
-        if pre_init.has_listeners(cls) or post_init.has_listeners(cls):
-            return super().from_db(db, field_names, values)
-        page = cls.__new__(cls)
-        page._state = ModelState()
-        page._state.adding = False
-        page._state.db = db
-        # In a row with deferred fields, values holds the loaded ones in order.
-        plain = _plainly_set(cls)
-        loaded = page.__dict__
-        for name, value in zip(field_names, values, strict=True):
-            if name in plain:
-                loaded[name] = value
-            else:
-                setattr(page, name, value)
-        return page
-
-
-@functools.cache
-def _plainly_set(model) -> frozenset[str]:
-    """Return the fields of ``model`` whose descriptor only stores the value."""
-    return frozenset(
-        field.attname
-        for field in model._meta.concrete_fields
-        if type(getattr(model, field.attname, None))
-        in (DeferredAttribute, ForeignKeyDeferredAttribute)
-    )
 
 
 class OneQueryViewRestrictions:

@@ -9,7 +9,6 @@ from wagtail.models import Page
 from blog.models.base import (
     CountedPaginator,
     OneQueryViewRestrictions,
-    RowsLoadedPlainly,
 )
 from blog.models.post import PostPage, live_post_pages
 from blog.models.series import series_under
@@ -18,7 +17,7 @@ from pagecache.cache import remember
 POSTS_PER_PAGE = 20
 
 
-class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
+class HomePage(OneQueryViewRestrictions, Page):
     """The site root: author intro, recent updates and the sections."""
 
     author = models.CharField(max_length=100, blank=True, default="")
@@ -46,10 +45,12 @@ class HomePage(RowsLoadedPlainly, OneQueryViewRestrictions, Page):
         Wagtail walks the tree one level at a time (two queries a level); URL
         paths are unique in a site, so the page can be looked up directly. The
         page it finds routes the rest itself (a tag URL under /tags/, say).
-        Home itself is looked up too: the site a request is served from keeps
-        its root page between requests (``pagecache.sites``), which must not serve
-        a home page older than the one published.
+        Home itself is served as the request's site holds it: the site is kept
+        between requests (``pagecache.sites``) until a site-wide purge, which
+        publishing or unpublishing home makes.
         """
+        if not path_components:
+            return super().route(request, path_components)
         prefixes = [
             self.url_path + "".join(f"{part}/" for part in path_components[:n])
             for n in range(len(path_components) + 1)

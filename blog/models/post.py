@@ -23,12 +23,12 @@ from blog.forms import PostPageForm
 from blog.models.base import (
     LINK_COLUMNS,
     OneQueryViewRestrictions,
-    RowsLoadedPlainly,
     SeriesOrdering,
     readable,
     site_has_view_restrictions,
 )
 from blog.models.body import RenderedBody
+from blog.models.plain_rows import RowsLoadedPlainly
 from blog.paths import archive_paths, listing_paths, site_wide_paths, tag_paths
 from blog.text import body_text
 from pagecache.cache import remember

@@ -13,7 +13,6 @@ from blog.feeds import PostFeed
 from blog.models.base import (
     CountedPaginator,
     OneQueryViewRestrictions,
-    RowsLoadedPlainly,
     SeriesOrdering,
     readable,
 )
@@ -70,7 +69,7 @@ def series_under(parent):
     )
 
 
-class SeriesPage(RowsLoadedPlainly, OneQueryViewRestrictions, RoutablePageMixin, Page):
+class SeriesPage(OneQueryViewRestrictions, RoutablePageMixin, Page):
     """A folder of posts: a section, or a series read in order."""
 
     Ordering = SeriesOrdering

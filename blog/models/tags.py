@@ -14,7 +14,6 @@ from blog.feeds import PostFeed
 from blog.models.base import (
     CountedPaginator,
     OneQueryViewRestrictions,
-    RowsLoadedPlainly,
 )
 from blog.models.post import TAGGED_ORDER, PostPage
 from blog.paths import tag_paths
@@ -24,9 +23,7 @@ from pagecache.purge import paths_of
 POSTS_PER_PAGE = 20
 
 
-class TagIndexPage(
-    RowsLoadedPlainly, OneQueryViewRestrictions, RoutablePageMixin, Page
-):
+class TagIndexPage(OneQueryViewRestrictions, RoutablePageMixin, Page):
     """Every tag with its post count, and one page per tag."""
 
     intro = RichTextField(blank=True, features=["bold", "italic", "link"])

@@ -5,8 +5,6 @@ import importlib
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import models
-from wagtail.blocks import StreamValue
 
 from blog.models import (
     ArchivePage,
@@ -104,36 +102,3 @@ def test_headings_give_unique_anchors_for_the_toc(home):
         "小结-2",
         "shared-memory-与-bank",
     ]
-
-
-def test_a_post_read_from_the_database_is_what_django_would_build(home):
-    """Rows are built without ``__init__`` (RowsLoadedPlainly): same values, same state."""
-    post = PostPageFactory(
-        parent=home, title="访存合并", summary="coalescing", tags=["cuda"]
-    )
-    post.save_revision().publish()
-
-    loaded = PostPage.objects.get(pk=post.pk)
-    built = models.Model.from_db.__func__(
-        PostPage,
-        "default",
-        [f.attname for f in PostPage._meta.concrete_fields],
-        [getattr(loaded, f.attname) for f in PostPage._meta.concrete_fields],
-    )
-    assert not loaded._state.adding and loaded._state.db == "default"
-    for field in PostPage._meta.concrete_fields:
-        assert getattr(loaded, field.attname) == getattr(built, field.attname)
-    assert isinstance(loaded.body, StreamValue)
-    assert loaded.get_deferred_fields() == set()
-    assert [tag.name for tag in loaded.tags.all()] == ["cuda"]
-
-    card = PostPage.objects.only("title", "date").get(pk=post.pk)
-    assert (
-        "summary" in card.get_deferred_fields() and "body" in card.get_deferred_fields()
-    )
-    assert card.title == "访存合并"
-    assert card.summary == "coalescing"  # a deferred field, loaded when read
-
-    loaded.title = "访存合并（修订）"
-    loaded.save_revision().publish()
-    assert PostPage.objects.get(pk=post.pk).title == "访存合并（修订）"

@@ -79,13 +79,32 @@ def test_a_site_moved_to_another_root_serves_the_new_root_at_once(
     assert "CUDA 专栏" not in shown.split("<main", 1)[-1]
 
 
-def test_a_published_home_page_is_served_while_the_site_is_kept(
+def test_a_published_home_page_is_served_at_once(
     client, home, django_capture_on_commit_callbacks
 ):
     client.get("/")
     home.intro = "<p>新的自我介绍</p>"
-    # The site's token is what a home publish purges; keep it, to show that
-    # routing itself reads home afresh.
-    home.save_revision().publish()
+    # Home is served as the kept site holds it; publishing it purges the site.
+    with django_capture_on_commit_callbacks(execute=True):
+        home.save_revision().publish()
 
     assert "新的自我介绍" in client.get("/").content.decode()
+
+
+def test_home_is_served_from_the_kept_site_without_reading_pages(client, home):
+    client.get("/")
+    with CaptureQueriesContext(connection) as again:
+        assert client.get("/").status_code == 200
+    assert queries_of("wagtailcore_page", again) == 0
+    assert queries_of("blog_homepage", again) == 0
+
+
+def test_wagtail_takes_the_site_the_middleware_gives_the_request(rf, home):
+    """What pagecache.sites relies on: ``Site.find_for_request`` reads the site
+    Wagtail keeps on ``request._wagtail_site`` before asking the database."""
+    kept = Site.objects.get()
+    request = rf.get("/")
+    request._wagtail_site = kept
+    with CaptureQueriesContext(connection) as asked:
+        assert Site.find_for_request(request) is kept
+    assert asked.captured_queries == []
