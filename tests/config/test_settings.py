@@ -10,7 +10,7 @@ from django.conf import settings
 from django.template import Context, Template
 from django.utils import translation
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_settings(module, **env):
