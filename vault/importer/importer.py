@@ -35,11 +35,12 @@ from blog.models import PostPage, SeriesPage
 from rendering import check_math
 
 from .assets import AssetFinder, local_part
-from .blocks import ImageSlot, ParsedBody, parse_body, parse_intro
+from .blocks import parse_body, parse_intro
 from .frontmatter import FrontMatter, FrontMatterError, split_document
 from .indexing import deferred_index_updates
 from .inline import LINK_MARKER, LinkRef
 from .links import POST, SERIES, LinkIndex, PageKey, alias_paths, old_paths
+from .parsed import ImageSlot, ParsedBody
 from .report import Issue, Report
 from .tree import FolderNode, order_key, scan, slug_for
 

@@ -5,7 +5,7 @@ Rich text is Wagtail's database format (`<b>`, `<i>`, `<code>`, `<a href>`, `<s>
 replaces once every page exists (see `LinkRef`). Inline math stays literal
 `$…$` / `\\(…\\)` text, which the paragraph block typesets on the server. A dollar
 sign is kept as the source wrote it: `\\$` (the parser hands it over escaped, see
-`blocks.protect_dollars`) or a bare `$` that opens no formula.
+`tokens.parse_markdown`) or a bare `$` that opens no formula.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ import pytest
 from PIL import Image
 
 from vault.importer.assets import AssetFinder
-from vault.importer.blocks import ImageSlot, parse_body, parse_intro
+from vault.importer.blocks import parse_body, parse_intro
 from vault.importer.inline import LINK_MARKER
+from vault.importer.parsed import ImageSlot
 
 
 def parse(text, tmp_path=None, **kwargs):

@@ -1,0 +1,66 @@
+"""What parsing a body gives: raw blocks, and what they refer to.
+
+Images and links to other files stay placeholders (`ImageSlot`, link markers)
+until the importer has saved the images and pages they stand for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .inline import LinkRef
+from .report import Issue
+
+
+@dataclass
+class Block:
+    """One raw StreamField child: ``{"type": type, "value": value}``, and its line."""
+
+    type: str
+    value: Any
+    line: int
+
+
+@dataclass(frozen=True)
+class ImageSlot:
+    """Stands for `ParsedBody.images[index]` in a block value until it is saved."""
+
+    index: int
+
+
+@dataclass
+class LocalImage:
+    """An image file a post shows."""
+
+    path: Path
+    alt: str
+    caption: str
+    line: int
+
+
+@dataclass
+class Formula:
+    """One formula of the source, to check with KaTeX."""
+
+    tex: str
+    display: bool
+    line: int
+
+
+@dataclass
+class ParsedBody:
+    """What a Markdown body becomes: blocks, and what they refer to."""
+
+    blocks: list[Block] = field(default_factory=list)
+    formulas: list[Formula] = field(default_factory=list)
+    links: list[LinkRef] = field(default_factory=list)
+    images: list[LocalImage] = field(default_factory=list)
+    assets: set[Path] = field(default_factory=set)
+    warnings: list[Issue] = field(default_factory=list)
+    errors: list[Issue] = field(default_factory=list)
+    # The first `# H1`, when it gave the title (there was none in front matter).
+    h1: str | None = None
+    # Rich text, for a series intro.
+    html: str = ""
