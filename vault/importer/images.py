@@ -1,0 +1,78 @@
+"""Wagtail images made from a vault's files, found again by their content."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+
+from django.core.files.images import ImageFile
+from PIL import Image as PILImage
+from PIL import UnidentifiedImageError
+from wagtail.images import get_image_model
+
+
+class ImageStore:
+    """Wagtail images by content, created on first use, never duplicated.
+
+    Images made inside a file's transaction are forgotten (and their files
+    deleted from storage) when that transaction is rolled back. A dry run
+    writes no files at all.
+    """
+
+    def __init__(self, *, dry_run: bool) -> None:
+        self.model = get_image_model()
+        self.dry_run = dry_run
+        self.by_hash: dict[str, int] = {}
+        self.created = 0
+        self._new: list[tuple[str, str | None]] = []
+
+    def get(self, path: Path, title: str) -> int:
+        """Return the pk of the image with ``path``'s content; raise ValueError."""
+        data = path.read_bytes()
+        digest = hashlib.sha1(data, usedforsecurity=False).hexdigest()  # as Wagtail's
+        if digest in self.by_hash:
+            return self.by_hash[digest]
+        existing = (
+            self.model.objects.filter(file_hash=digest)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if existing is not None:
+            self.by_hash[digest] = existing
+            return existing
+        try:
+            with PILImage.open(io.BytesIO(data)) as picture:
+                width, height = picture.size
+                picture.verify()
+        except (UnidentifiedImageError, OSError, SyntaxError) as error:
+            raise ValueError(f"{path.name} is not an image Pillow can read") from error
+        image = self.model(
+            title=(title or path.stem)[:255],
+            width=width,
+            height=height,
+            file_size=len(data),
+            file_hash=digest,
+        )
+        if self.dry_run:
+            image.file.name = f"original_images/{path.name}"  # never written
+        else:
+            image.file = ImageFile(io.BytesIO(data), name=path.name)
+        image.save()
+        self._new.append((digest, None if self.dry_run else image.file.name))
+        self.by_hash[digest] = image.pk
+        self.created += 1
+        return image.pk
+
+    def commit(self) -> None:
+        self._new.clear()
+
+    def rollback(self) -> None:
+        storage = self.model._meta.get_field("file").storage
+        for digest, name in self._new:
+            self.by_hash.pop(digest, None)
+            self.created -= 1
+            if name:
+                storage.delete(name)
+        self._new.clear()
