@@ -25,7 +25,7 @@ from blog.models import PostPage, SeriesPage
 
 from .assets import AssetFinder, local_part
 from .blocks import parse_body, parse_intro
-from .errors import internal_error
+from .errors import FileFailed, internal_error
 from .fill import body_raw, finish
 from .frontmatter import FrontMatterError, split_document
 from .images import ImageStore
@@ -43,7 +43,13 @@ IMPORTER_VERSION = "1"
 
 
 class Importer(SaveMixin):
-    """Import one Markdown file or folder tree under a page."""
+    """Import one Markdown file or folder tree under a page.
+
+    With ``keep_existing`` only what is missing is added: a page made from the
+    same file before, or already at its slug, is left as it is (its children
+    are still imported), and only the pages added are put in reading order,
+    after the ones already there. `load_demo` imports the demo this way.
+    """
 
     def __init__(
         self,
@@ -55,6 +61,7 @@ class Importer(SaveMixin):
         exclude: Sequence[str] = (),
         old_url_prefix: str = "",
         progress: Callable[[int, int, str], None] | None = None,
+        keep_existing: bool = False,
     ) -> None:
         self.source = source
         self.root_dir = source if source.is_dir() else source.parent
@@ -64,6 +71,7 @@ class Importer(SaveMixin):
         self.exclude = list(exclude)
         self.old_url_prefix = old_url_prefix
         self.progress = progress
+        self.keep_existing = keep_existing
         self.report = Report(dry_run=dry_run)
         self.finder = AssetFinder(self.root_dir)
         self.images = ImageStore(dry_run=dry_run)
@@ -319,6 +327,13 @@ class Importer(SaveMixin):
             self.report.fail(POST, source.label, source.errors)
             self.report.warn(source.warnings, source.label)
             return
+        if self.keep_existing:
+            try:
+                if self._kept(source, parent, PostPage) is not None:
+                    return
+            except FileFailed as error:
+                self.report.fail(POST, source.label, error.issues)
+                return
         existing = self.pages.get(source.key)
         if existing is not None and existing.source_hash == source.hash:
             self.report.record(POST, "unchanged", source.label)
@@ -332,11 +347,44 @@ class Importer(SaveMixin):
             self.report.fail(SERIES, source.label, source.errors)
             self.report.warn(source.warnings, source.label)
             return self._folder_only(source, parent, existing)
+        if self.keep_existing:
+            try:
+                kept = self._kept(source, parent, SeriesPage)
+            except FileFailed as error:
+                self.report.fail(SERIES, source.label, error.issues)
+                return None
+            if kept is not None:
+                return kept
         if existing is not None and existing.source_hash == source.hash:
             self.report.record(SERIES, "unchanged", source.label)
             return SeriesPage.objects.get(pk=existing.pk)
         saved = self._write(source, lambda: self._save_series(source, parent, existing))
         return SeriesPage.objects.get(pk=saved) if saved else None
+
+    def _kept(self, source: Source, parent: Page, model: type[Page]) -> Page | None:
+        """Return the page already in ``source``'s place, to be left as it is.
+
+        That is the page made from the file before, else the page at its slug
+        under ``parent``; None if there is neither. Raise FileFailed if the slug
+        holds another type of page.
+        """
+        existing = self.pages.get(source.key)
+        if existing is not None:
+            page = model.objects.get(pk=existing.pk)
+        else:
+            page = parent.get_children().filter(slug=source.slug).specific().first()
+            if page is None:
+                return None
+            if not isinstance(page, model):
+                where = page.get_url() or page.url_path
+                raise FileFailed(
+                    f"{where} already exists as a {type(page).__name__}, "
+                    f"not a {model.__name__}"
+                )
+            # Links to the file lead to the page in its place.
+            self.pages[source.key] = PageInfo(page.pk, page.get_url() or "")
+        self.report.record(source.kind, "unchanged", source.label)
+        return page
 
     def _folder_only(
         self, source: Source, parent: Page, existing: PageInfo | None
@@ -366,6 +414,11 @@ class Importer(SaveMixin):
             for s in sorted(sources, key=lambda s: s.sort_key())
             if s.key in self.pages
         ]
+        if self.keep_existing:
+            # Pages kept stay where they are, before the ones added (every page
+            # written in this mode is new).
+            added = {saved.pk for saved in self.saved}
+            wanted = [pk for pk in wanted if pk in added]
         current = list(
             Page.objects.child_of(page)
             .filter(pk__in=wanted)

@@ -15,6 +15,7 @@ from wagtail.models import Page, Revision
 from blog.models import PostPage, PostTag, SeriesPage
 from tests.factories import PostPageFactory, SeriesPageFactory
 from tests.vault.importer.conftest import draw
+from vault.importer import Importer
 
 pytestmark = pytest.mark.django_db
 
@@ -558,3 +559,47 @@ def test_a_post_made_in_the_admin_is_taken_over_by_the_file_of_its_slug(
     assert page.source_path == "restored.md"
     assert page.revisions.count() == revisions + 1
     assert PostPage.objects.filter(slug="restored").count() == 1
+
+
+# Keeping what exists (load_demo) ---------------------------------------------
+
+
+def test_keep_existing_adds_only_what_is_missing(vault, home):
+    cuda = SeriesPageFactory(
+        parent=home, slug="cuda", title="My CUDA", ordering="explorer"
+    )
+    mine = PostPageFactory(parent=cuda, slug="10-warp-shuffle", title="My shuffle")
+    report = Importer(vault, parent=home, keep_existing=True).run()
+    assert report.failed == 0, report.format()
+    cuda.refresh_from_db()
+    mine.refresh_from_db()
+    assert (cuda.title, cuda.ordering) == ("My CUDA", "explorer")
+    assert mine.title == "My shuffle"
+    assert report.count("unchanged") == 2
+    assert report.count("created") == 14
+    # The pages added follow the one kept, in reading order; links reach it.
+    assert children("/home/cuda/") == ["10-warp-shuffle", "2-shared-memory", "cute"]
+    assert f'href="{mine.url}"' in str(post(MAIN).body)
+
+
+def test_keep_existing_never_updates_a_page_it_made(vault, home):
+    Importer(vault, parent=home, keep_existing=True).run()
+    before = totals()
+    title = post(MAIN).title
+    source = vault / MAIN
+    source.write_text(source.read_text("utf-8") + "\nOne more line.\n", "utf-8")
+    report = Importer(vault, parent=home, keep_existing=True).run()
+    assert report.count("unchanged") == 16
+    assert totals() == before
+    assert post(MAIN).title == title
+    assert "One more line" not in str(post(MAIN).body)
+
+
+def test_keep_existing_fails_a_file_whose_slug_holds_another_type(vault, home):
+    PostPageFactory(parent=home, slug="notes", title="Notes")
+    report = Importer(vault, parent=home, keep_existing=True).run()
+    assert "notes/index.md: /notes/ already exists as a PostPage, not a SeriesPage" in [
+        str(issue) for issue in report.failures
+    ]
+    # What lies below the folder is not imported either.
+    assert not PostPage.objects.filter(source_path__startswith="notes/").exists()
