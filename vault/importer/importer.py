@@ -293,11 +293,22 @@ class Importer(SaveMixin):
     # Write -----------------------------------------------------------------
 
     def _import_folder(self, folder: FolderNode, page: Page) -> None:
-        """Import a folder's posts and sub-folders under ``page``, then order them."""
-        for rel in folder.posts:
-            self._import_post(self.sources[(POST, rel)], page)
-        for child in folder.folders:
-            series = self._import_series(self.sources[(SERIES, child.rel)], page)
+        """Import a folder's posts and sub-folders under ``page``, then order them.
+
+        They are added in reading order, so that pages of the same date, which
+        listings show newest first and then by creation, list in it too.
+        """
+        children: list[tuple[Source, FolderNode | None]] = [
+            (self.sources[(POST, rel)], None) for rel in folder.posts
+        ]
+        children += [
+            (self.sources[(SERIES, node.rel)], node) for node in folder.folders
+        ]
+        for source, child in sorted(children, key=lambda item: item[0].sort_key()):
+            if child is None:
+                self._import_post(source, page)
+                continue
+            series = self._import_series(source, page)
             if series is None:
                 self._skip_below(child)
             else:

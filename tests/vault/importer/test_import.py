@@ -450,6 +450,24 @@ def test_a_dry_run_writes_nothing_and_reports_the_same(vault, run_import):
     assert stored_files() == files
 
 
+def test_posts_of_the_same_date_list_newest_first_in_reverse_reading_order(
+    tmp_path, run_import, client
+):
+    section = tmp_path / "section"
+    section.mkdir()
+    (section / "index.md").write_text("---\nordering: newest\n---\n", "utf-8")
+    for name, weight in (("alpha", 2), ("beta", 1)):
+        (section / f"{name}.md").write_text(
+            f"---\ntitle: Post {name}\ndate: 2026-09-01\nweight: {weight}\n---\n\nText.\n",
+            "utf-8",
+        )
+    assert run_import(tmp_path).error is None
+    assert children("/home/section/") == ["beta", "alpha"]
+    html = client.get("/section/").content.decode()
+    # Read beta, then alpha: alpha is the newer of the two.
+    assert html.index("Post alpha") < html.index("Post beta")
+
+
 # Options ---------------------------------------------------------------------
 
 
