@@ -8,7 +8,9 @@ import pytest
 
 from tests.e2e.pages import FIGURE_POST, HOME, MATH_POST
 from tests.e2e.test_pages import BACKGROUND_LUMINANCE
-from vault.demo.cuda import FLASHATTENTION
+from vault.importer.blocks import parse_body
+from vault.importer.frontmatter import split_document
+from vault.management.commands.load_demo import CONTENT
 
 pytestmark = pytest.mark.e2e
 
@@ -72,8 +74,15 @@ def test_theme_toggle_switches_to_dark_and_survives_a_reload(open_page):
     assert problems.errors == []
 
 
+def first_code_of(source):
+    """Return the source of the first code block of a demo Markdown file."""
+    document = split_document((CONTENT / source).read_text("utf-8"))
+    body = parse_body(document.body, title=document.front.title)
+    return next(block.value["code"] for block in body.blocks if block.type == "code")
+
+
 def test_copy_button_copies_the_code(open_page):
-    first_code = next(b for b in FLASHATTENTION.body if b["type"] == "code")
+    first_code = first_code_of("cuda/flashattention-v1-v4.md")
     page, problems = open_page(
         MATH_POST, permissions=("clipboard-read", "clipboard-write")
     )
@@ -83,7 +92,7 @@ def test_copy_button_copies_the_code(open_page):
 
     page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''")
     copied = page.evaluate("navigator.clipboard.readText()")
-    assert copied.rstrip("\n") == first_code["value"]["code"].rstrip("\n")
+    assert copied.rstrip("\n") == first_code.rstrip("\n")
     assert problems.errors == []
 
 

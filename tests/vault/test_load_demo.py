@@ -1,9 +1,10 @@
 """`manage.py load_demo` builds the author's blog as its two public pages show it.
 
-The expected titles below are copied from ../shared/seeds/: `000_…` is the
-`#cuda` tag page, `001_…` the CSAPP series page with the "最近更新" sidebar.
-They are written out here, not imported from `vault.demo`, so the tests check
-the demo against the seeds rather than against itself.
+The demo is the Markdown folder vault/demo/content/, imported. The expected
+titles below are copied from ../shared/seeds/: `000_…` is the `#cuda` tag
+page, `001_…` the CSAPP series page with the "最近更新" sidebar. They are
+written out here, not read from the folder, so the tests check the demo
+against the seeds rather than against itself.
 """
 
 import datetime
@@ -82,6 +83,12 @@ def load_demo():
     out = StringIO()
     call_command("load_demo", stdout=out)
     return out.getvalue()
+
+
+def demo_folder():
+    from vault.management.commands.load_demo import CONTENT
+
+    return CONTENT
 
 
 @pytest.fixture
@@ -228,7 +235,7 @@ def test_first_run_reports_what_it_created(demo):
     assert "home page updated" in demo
 
 
-def test_images_are_drawn_once_and_reused(posts):
+def test_images_are_imported_once_and_reused(posts):
     images = get_image_model().objects.order_by("title")
     assert images.count() == 2
     for img in images:
@@ -310,6 +317,30 @@ def test_every_post_renders_with_its_math_typeset(client, posts):
     eagle = client.get("/llm_inference/eagle-to-dflash-2/").content.decode()
     assert "$5 or $10" in eagle  # a price, not math
     assert 'class="katex' in eagle
+
+
+def test_loads_without_warnings(db):
+    err = StringIO()
+    call_command("load_demo", stdout=StringIO(), stderr=err)
+    assert err.getvalue() == ""
+
+
+def test_importing_the_demo_folder_after_it_changes_nothing(demo):
+    """The demo is made by the importer: importing its folder again finds it all."""
+    before = state()
+    out = StringIO()
+    call_command("import_markdown", str(demo_folder()), stdout=out)
+    assert re.search(r"created\s+0\s+0\n", out.getvalue())
+    assert re.search(r"updated\s+0\s+0\n", out.getvalue())
+    assert re.search(r"unchanged\s+19\s+5\n", out.getvalue())
+    assert state() == before
+
+
+def test_a_deleted_post_comes_back_on_the_next_run(client, demo):
+    PostPage.objects.get(slug="ilp-and-mlp").delete()
+    assert client.get("/cuda/ilp-and-mlp/").status_code == 404
+    assert "1 pages created, 25 already present" in load_demo()
+    assert client.get("/cuda/ilp-and-mlp/").status_code == 200
 
 
 def test_leaves_pages_that_already_exist_as_they_are(home):
