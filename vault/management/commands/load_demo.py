@@ -3,8 +3,8 @@
 The posts and series come through the importer, as any author's vault would;
 this command adds only what Markdown does not carry: the home page's author
 and intro, the tag index and the archive. What already exists is left as it
-is (pages by their place in the tree), so running the command again changes
-nothing.
+is (a page made from the same file, or at the same slug), so running the
+command again changes nothing.
 """
 
 from pathlib import Path
@@ -41,8 +41,7 @@ class Command(BaseCommand):
             if report.failed:
                 # All or nothing: roll back what the other files added.
                 raise CommandError(
-                    "The demo could not be loaded; move or rename the pages in "
-                    "its way and run load_demo again.\n"
+                    "The demo was not loaded; nothing was changed.\n"
                     + "\n".join(f"  {issue}" for issue in report.failures)
                 )
             created = report.count("created")
