@@ -27,6 +27,7 @@ from blog.models import (
     TagIndexPage,
 )
 from tests.factories import PostPageFactory, SeriesPageFactory
+from vault.management.commands.load_demo import CONTENT
 
 pytestmark = pytest.mark.django_db
 
@@ -83,12 +84,6 @@ def load_demo():
     out = StringIO()
     call_command("load_demo", stdout=out)
     return out.getvalue()
-
-
-def demo_folder():
-    from vault.management.commands.load_demo import CONTENT
-
-    return CONTENT
 
 
 @pytest.fixture
@@ -329,7 +324,7 @@ def test_importing_the_demo_folder_after_it_changes_nothing(demo):
     """The demo is made by the importer: importing its folder again finds it all."""
     before = state()
     out = StringIO()
-    call_command("import_markdown", str(demo_folder()), stdout=out)
+    call_command("import_markdown", str(CONTENT), stdout=out)
     assert re.search(r"created\s+0\s+0\n", out.getvalue())
     assert re.search(r"updated\s+0\s+0\n", out.getvalue())
     assert re.search(r"unchanged\s+19\s+5\n", out.getvalue())
