@@ -27,7 +27,6 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from wagtail.search import index
 
-from pagecache.cache import remember_at
 from search.index import index_entries
 from search.tokens import HAN, index_tokens, query_tokens
 
@@ -166,13 +165,18 @@ def _backend_matches(tokens: Sequence[str], pages) -> list[tuple[int, str, str]]
     return [(page.pk, page.title, page.summary) for page in results[:MAX_RESULTS]]
 
 
-def search_ids(query: str, pages, *, kept_at: Sequence[str]) -> list[int]:
+def search_ids(
+    query: str,
+    pages,
+    *,
+    keep: Callable[[str, Callable[[], list[int]]], list[int]] | None = None,
+) -> list[int]:
     """Return the ids of ``pages`` matching a query, best first.
 
-    ``pages`` are those a reader may see. The ranked ids are kept until the
-    paths ``kept_at`` (the search page) are purged, as every post published,
-    unpublished, moved or deleted purges it: a query asked again, or its next
-    page, reads them back instead of matching again.
+    ``pages`` are those a reader may see. ``keep(name, compute)``, if given,
+    returns ``compute()`` kept under ``name`` (until a change to the pages,
+    say): a query asked again, or its next page, reads its ranked ids back
+    instead of matching again.
     """
     tokens = query_tokens(query)
     if not tokens:
@@ -184,7 +188,9 @@ def search_ids(query: str, pages, *, kept_at: Sequence[str]) -> list[int]:
             matches = _backend_matches(tokens, pages)
         return _rank(matches, tokens)
 
-    return remember_at(list(kept_at), f"search:{' '.join(tokens)}", ranked)
+    if keep is None:
+        return ranked()
+    return keep(f"search:{' '.join(tokens)}", ranked)
 
 
 def hits(

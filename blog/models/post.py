@@ -31,7 +31,7 @@ from blog.models.body import RenderedBody
 from blog.models.plain_rows import RowsLoadedPlainly
 from blog.paths import archive_paths, listing_paths, site_wide_paths, tag_paths
 from blog.text import body_text
-from pagecache.cache import remember
+from pagecache.cache import remember, remember_at
 from pagecache.purge import as_page_ids, paths_of
 from search import query as search_query
 from search.tokens import index_text
@@ -269,8 +269,13 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, Page):
     @classmethod
     def search_ids(cls, query: str) -> list[int]:
         """Return the ids of the public live posts matching ``query``, best first."""
-        posts = cls.objects.visible()
-        return search_query.search_ids(query, posts, kept_at=[reverse("search")])
+
+        # Kept until the search page is purged, as every post published,
+        # unpublished, moved or deleted purges it.
+        def keep(name, compute):
+            return remember_at([reverse("search")], name, compute)
+
+        return search_query.search_ids(query, cls.objects.visible(), keep=keep)
 
     @classmethod
     def search_hits(cls, ids, query: str) -> list:
