@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.pages import HOME, MATH_POST  # noqa: E402
-from tests.e2e.server import DemoServer  # noqa: E402
+from scripts.support.pages import HOME, MATH_POST  # noqa: E402
+from scripts.support.servers import DemoServer  # noqa: E402
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -101,14 +101,14 @@ def main() -> int:
 
     env = {
         "SECRET_KEY": secrets.token_urlsafe(50),
-        "DATABASE_URL": "sqlite:///unused",  # production_settings replaces it
+        "DATABASE_URL": "sqlite:///unused",  # audit_settings replaces it
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "SECURE_SSL_REDIRECT": "false",  # plain HTTP on 127.0.0.1
         "SECURE_HSTS_SECONDS": "0",
     }
     results = {}
     with DemoServer(
-        "tests.e2e.production_settings", env=env, collectstatic=True, workers=2
+        "scripts.support.audit_settings", env=env, collectstatic=True, workers=2
     ) as server:
         for page in AUDITED:
             results[page] = lighthouse(server.url + page.path, page.name)

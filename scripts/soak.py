@@ -49,7 +49,7 @@ import psycopg  # noqa: E402
 import requests  # noqa: E402
 
 from scripts.bench.server import Gunicorn  # noqa: E402
-from tests.e2e.server import fresh_postgres_database, manage  # noqa: E402
+from scripts.support.servers import fresh_postgres_database, manage  # noqa: E402
 
 FOLDER = ROOT / ".soak"
 RESULTS = FOLDER / "results.json"

@@ -10,7 +10,7 @@ import contextlib
 import socket
 import threading
 
-from tests.e2e.server import free_port
+from scripts.support.servers import free_port
 
 
 def service_answers(address: tuple[str, int]) -> bool:

@@ -19,7 +19,7 @@ from django.urls import reverse
 from PIL import Image as PILImage
 from wagtail.images.models import Image
 
-from tests.e2e.server import free_port
+from scripts.support.servers import free_port
 
 MOTO_SERVER = Path(sys.executable).with_name("moto_server")
 BUCKET = "blog-media"

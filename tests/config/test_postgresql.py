@@ -12,7 +12,7 @@ import pytest
 from django.db import OperationalError
 from django.db.utils import ConnectionHandler
 
-from tests.e2e.server import free_port
+from scripts.support.servers import free_port
 
 POSTGRES = ("127.0.0.1", 5432)
 

@@ -1,6 +1,6 @@
 """Browser tests: the system Chromium, driven by Playwright, against a real server.
 
-One demo server (`server.py`, its own process and SQLite database) and one
+One demo server (`DemoServer`, its own process and SQLite database) and one
 browser serve every test in this package; each test gets fresh browser
 contexts. Without Chromium or Playwright these tests are skipped, except under
 `CI=true`, where a browser test that does not run is a failure.
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from scripts.support.servers import DemoServer
 from tests.e2e.ci import ARTIFACTS, IN_CI, require
-from tests.e2e.pages import DESKTOP
-from tests.e2e.server import DemoServer
+from tests.e2e.pages import DESKTOP, IMPORT_PARENT, IMPORT_VAULT
 
 try:
     from playwright.sync_api import sync_playwright
@@ -60,7 +60,9 @@ def chromium_path():
 @pytest.fixture(scope="package")
 def demo_server(chromium_path):
     """The demo blog served by gunicorn; its URL is `demo_server.url`."""
-    with DemoServer() as server:
+    with DemoServer(
+        "tests.e2e.settings", imports=[(IMPORT_VAULT, IMPORT_PARENT)]
+    ) as server:
         yield server
 
 

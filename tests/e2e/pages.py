@@ -1,37 +1,31 @@
 """The page types the browser, HTML and accessibility checks visit.
 
-One entry per kind of page a reader can land on, all from the demo blog
-(`load_demo`). Add a page here and every check covers it.
+One entry per kind of page a reader can land on: the demo blog's
+(`load_demo`, listed in scripts/support/pages.py, which `make audit` shares)
+and a post imported from Markdown. Add a page to PAGES and every check covers it.
 """
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-
-@dataclass(frozen=True)
-class DemoPage:
-    name: str
-    path: str
-    status: int = 200
-
+from scripts.support.pages import (
+    ARCHIVE,
+    FIGURE_POST,
+    HOME,
+    MATH_POST,
+    NOT_FOUND,
+    SEARCH,
+    SECTION,
+    SERIES,
+    TAG,
+    TAG_INDEX,
+    DemoPage,
+)
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
-HOME = DemoPage("home", "/")
-SECTION = DemoPage("section", "/cuda/")
-SERIES = DemoPage("series", "/notes/csapp/")
-# The longest post with math: KaTeX, tables, code, a quote and many headings.
-MATH_POST = DemoPage("post-math", "/cuda/flashattention-v1-v4/")
-# A post with an image, an HTML figure and highlighted code.
-FIGURE_POST = DemoPage("post-figures", "/cuda/bank-conflict-swizzle/")
-TAG_INDEX = DemoPage("tag-index", "/tags/")
-TAG = DemoPage("tag", "/tags/cuda/")
-ARCHIVE = DemoPage("archive", "/archive/")
-SEARCH = DemoPage("search", "/search/?q=%E9%87%8F%E5%8C%96")  # ?q=量化
-NOT_FOUND = DemoPage("not-found", "/no-such-page/", status=404)
 # A post imported from Markdown (the importer's fixture vault, every quirk in it):
 # callouts, footnotes, a table, a figure, code and math made by the importer.
 IMPORTED_POST = DemoPage("post-imported", "/notes/cuda/2-shared-memory/")

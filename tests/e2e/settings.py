@@ -1,8 +1,8 @@
 """The test settings for the demo server the browser tests drive.
 
-The server runs in a process of its own (see `server.py`), so its database and
-media must live on disk: a fresh SQLite file and a media folder, both in the
-folder `DEMO_SERVER_DIR` names. Static files come straight from the finders
+The server runs in a process of its own (`scripts/support/servers.py`), so its
+database and media must live on disk: a fresh SQLite file and a media folder,
+both in the folder `DEMO_SERVER_DIR` names. Static files come straight from the finders
 (`WHITENOISE_USE_FINDERS` in the test settings), so nothing is collected.
 """
 
@@ -28,4 +28,4 @@ STORAGES = {
 }
 MEDIA_ROOT = DEMO_SERVER_DIR / "media"
 # The site's URLs plus media, which config/urls.py serves only with DEBUG.
-ROOT_URLCONF = "tests.e2e.urls"
+ROOT_URLCONF = "scripts.support.demo_urls"

@@ -3,7 +3,7 @@
 The demo blog in a fresh database is dumped with `pg_dump -Fc`, restored with
 `pg_restore` into an empty database, and both are compared: the same content
 rows, the same pages served, the same Markdown exported. (The Markdown export
-alone rebuilding the site is tested in tests/blog/test_export.py.)
+alone rebuilding the site is tested in tests/vault/exporter/.)
 """
 
 import filecmp
@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-from tests.e2e.server import DROPPED_ENV, ROOT, fresh_postgres_database
-from tests.e2e.server import manage as manage_with
+from scripts.support.servers import DROPPED_ENV, ROOT, fresh_postgres_database
+from scripts.support.servers import manage as manage_with
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 pytestmark = pytest.mark.skipif(

@@ -18,13 +18,7 @@ import pytest
 import requests
 
 from scripts.soak import PROXY, AdminClient
-from tests.blog.test_object_storage import (  # noqa: F401 - a fixture
-    CREDENTIALS,
-    PUBLIC_READ,
-    png,
-    s3_endpoint,
-)
-from tests.e2e.server import (
+from scripts.support.servers import (
     DROPPED_ENV,
     GUNICORN,
     ROOT,
@@ -32,6 +26,12 @@ from tests.e2e.server import (
     fresh_postgres_database,
     manage,
     wait_until_serving,
+)
+from tests.blog.test_object_storage import (  # noqa: F401 - a fixture
+    CREDENTIALS,
+    PUBLIC_READ,
+    png,
+    s3_endpoint,
 )
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")

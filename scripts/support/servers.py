@@ -1,11 +1,16 @@
-"""A real server with the demo blog, in its own process, for browsers to load.
+"""Servers and databases of their own, for the tests and the scripts alike.
 
-Used by the browser tests (test settings, static files from the finders) and by
-`make audit` (production settings, collected static files). Each server gets a
-fresh folder: an SQLite database, migrated and filled by `load_demo`, and its
-media. Nothing is shared with the pytest database, so the browser tests see the
-same site however the rest of the suite is configured (SQLite or PostgreSQL).
+`DemoServer` serves the demo blog with gunicorn in its own process: the
+browser tests drive it (test settings, static files from the finders) and
+`make audit` measures it (production settings, collected static files). Each
+server gets a fresh folder: an SQLite database, migrated and filled by
+`load_demo`, and its media. Nothing is shared with the pytest database, so the
+browser tests see the same site however the rest of the suite is configured
+(SQLite or PostgreSQL). `fresh_postgres_database` gives the benchmark, the
+soak and the scale-out tests an empty database of their own.
 """
+
+from __future__ import annotations
 
 import os
 import shutil
@@ -16,15 +21,13 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg import sql
-
-from tests.e2e.pages import IMPORT_PARENT, IMPORT_VAULT
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -100,13 +103,20 @@ def wait_until_serving(process, url, timeout, log_tail, *, ready=None) -> None:
 
 
 class DemoServer:
-    """gunicorn serving the demo blog on 127.0.0.1; a context manager."""
+    """gunicorn serving the demo blog on 127.0.0.1; a context manager.
+
+    ``settings_module`` must put the database and media in the folder
+    ``DEMO_SERVER_DIR`` names (see `scripts/support/audit_settings.py`).
+    ``imports`` are Markdown folders imported after the demo, each with the
+    path of the page to import it under.
+    """
 
     def __init__(
         self,
-        settings_module: str = "tests.e2e.settings",
+        settings_module: str,
         *,
         env: dict[str, str] | None = None,
+        imports: Sequence[tuple[Path, str]] = (),
         collectstatic: bool = False,
         workers: int = 1,
         threads: int = 8,
@@ -114,19 +124,21 @@ class DemoServer:
     ):
         self.settings_module = settings_module
         self.extra_env = env or {}
+        self.imports = tuple(imports)
         self.collectstatic = collectstatic
         self.workers = workers
         self.threads = threads
         self.startup_timeout = startup_timeout
         self.process = None
         self.folder = None
+        self.log = None
         self.url = ""
 
-    def __enter__(self):
+    def __enter__(self) -> DemoServer:
         self.start()
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info) -> None:
         self.stop()
 
     @property
@@ -149,7 +161,8 @@ class DemoServer:
         try:
             self.manage("migrate", "--noinput", "--verbosity", "0")
             self.manage("load_demo", "--verbosity", "0")
-            self.manage("import_markdown", str(IMPORT_VAULT), "--parent", IMPORT_PARENT)
+            for vault, parent in self.imports:
+                self.manage("import_markdown", str(vault), "--parent", parent)
             if self.collectstatic:
                 self.manage("collectstatic", "--noinput", "--verbosity", "0")
             port = free_port()
@@ -193,7 +206,7 @@ class DemoServer:
                 self.process.kill()
                 self.process.wait()
         self.process = None
-        if getattr(self, "log", None) is not None:
+        if self.log is not None:
             self.log.close()
             self.log = None
         if self.folder is not None:

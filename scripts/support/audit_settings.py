@@ -28,4 +28,4 @@ for alias, folder in (("default", "pages"), ("renders", "renders")):
         CACHES[alias]["LOCATION"] = str(DEMO_SERVER_DIR / folder)  # noqa: F405
 MEDIA_ROOT = DEMO_SERVER_DIR / "media"
 # Media as the proxy would serve it, should an audited page show an image.
-ROOT_URLCONF = "tests.e2e.urls"
+ROOT_URLCONF = "scripts.support.demo_urls"

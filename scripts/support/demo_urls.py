@@ -1,4 +1,4 @@
-"""The site's URLs, plus the uploaded images, for the browser tests' server.
+"""The site's URLs, plus the uploaded images, for the demo server's settings.
 
 In production the proxy serves `media/`, and `config/urls.py` serves it only
 with DEBUG; the browser must still load the image block's renditions.
