@@ -6,7 +6,7 @@ import hashlib
 import pytest
 from django.urls import reverse
 
-from tests.blog.test_admin_features import form_data
+from tests.blog.admin.editing import form_data
 from tests.factories import PostPageFactory
 
 FIGURE_SCRIPT = "\n  document.body.dataset.ran = 'yes';\n"

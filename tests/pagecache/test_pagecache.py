@@ -33,7 +33,7 @@ from pagecache.cache import (
     site_token_key,
     tokens_read_once,
 )
-from tests.blog.test_admin_features import PREVIEW_BODY, form_data
+from tests.blog.admin.editing import PREVIEW_BODY, form_data
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 

@@ -1,0 +1,167 @@
+"""Export, empty the site, import the folder with `import_markdown`: the same pages."""
+
+import hashlib
+
+import pytest
+from django.core.management import call_command
+from taggit.models import Tag
+from wagtail.contrib.redirects.models import Redirect
+from wagtail.images import get_image_model
+from wagtail.models import Page
+
+from blog.models import ArchivePage, PostPage, SeriesPage, TagIndexPage
+from tests.vault.exporter.reading import canonical_html
+from tests.vault.exporter.sites import Buffer, add_post
+from vault.exporter.tree import export_site
+
+
+def image_key(image_id):
+    if image_id is None:
+        return None
+    image = get_image_model().objects.get(pk=image_id)
+    with image.file.open("rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+def relative_url(page, home) -> str:
+    return page.url_path[len(home.url_path) - 1 :]
+
+
+def body_key(body, page_url) -> list:
+    """Return (block type, comparable value) for each block of a body."""
+
+    def rich(markup):
+        return canonical_html(markup, page_url)
+
+    def plain(text):
+        return " ".join((text or "").split())
+
+    blocks = []
+    for raw in body.raw_data:
+        kind, value = raw["type"], raw["value"]
+        if kind == "heading":
+            value = (plain(value["text"]), value["level"])
+        elif kind == "paragraph":
+            value = rich(value)
+        elif kind == "image":
+            value = (image_key(value["image"]), value["alt"], plain(value["caption"]))
+        elif kind == "callout":
+            value = (value["kind"], plain(value["title"]), rich(value["body"]))
+        elif kind == "quote":
+            value = (rich(value["quote"]), value["source"])
+        elif kind == "code":
+            value = dict(
+                value, highlight_lines="".join(value["highlight_lines"].split())
+            )
+        elif kind == "table":
+            cells = [[plain(cell) for cell in row] for row in value["data"]]
+            value = (cells, plain(value["table_caption"]))
+        elif kind == "html_figure":
+            value = (value["html"], value["height"], plain(value["caption"]))
+        elif kind == "embed":
+            value = value["url"] if isinstance(value, dict) else value
+        blocks.append((kind, value))
+    return blocks
+
+
+def snapshot(home) -> list[tuple[str, dict]]:
+    """Return (url, fields) for every exported page, in explorer order."""
+
+    def page_url(page_id):
+        return relative_url(Page.objects.get(pk=page_id), home)
+
+    pages = []
+    for page in home.get_descendants().specific().order_by("path"):
+        if isinstance(page, TagIndexPage | ArchivePage):
+            continue
+        latest = page.get_latest_revision_as_object()
+        fields = {"type": type(page).__name__, "title": latest.title, "live": page.live}
+        if isinstance(page, SeriesPage):
+            fields |= {
+                "ordering": latest.ordering,
+                "intro": canonical_html(latest.intro, page_url),
+                "cover": image_key(latest.cover_id),
+            }
+        else:
+            fields |= {
+                "date": latest.date,
+                "updated": latest.updated,
+                "tags": sorted(tag.name.lower() for tag in latest.tags.all()),
+                "summary": latest.summary,
+                "comments": latest.comments,
+                "cover": image_key(latest.cover_id),
+                "body": body_key(latest.body, page_url),
+            }
+        pages.append((relative_url(page, home), fields))
+    return pages
+
+
+def aliases(home) -> set[tuple[str, str]]:
+    """Return (old path, target URL) for each permanent redirect to another path."""
+    found = set()
+    for redirect in Redirect.objects.filter(is_permanent=True).select_related(
+        "redirect_page"
+    ):
+        if redirect.redirect_page is None:
+            continue
+        target = relative_url(redirect.redirect_page, home)
+        if Redirect.normalise_path(target) != redirect.old_path:
+            found.add((redirect.old_path, target))
+    return found
+
+
+@pytest.mark.django_db
+def test_importing_the_export_into_an_empty_site_gives_the_same_pages(site, tmp_path):
+    before, redirects_before = snapshot(site), aliases(site)
+    assert {kind for _, fields in before for kind, _ in fields.get("body", [])} == {
+        "heading", "paragraph", "markdown", "code", "math", "image", "table",
+        "callout", "quote", "embed", "html_figure",
+    }  # fmt: skip
+    out = tmp_path / "export"
+    export_site(out)
+
+    for child in site.get_children().not_type(TagIndexPage, ArchivePage):
+        child.delete()
+    get_image_model().objects.all().delete()
+    Redirect.objects.all().delete()
+    Tag.objects.all().delete()
+    assert snapshot(site) == []
+
+    call_command("import_markdown", str(out), stdout=Buffer(), stderr=Buffer())
+
+    after = snapshot(site)
+    assert [url for url, _ in after] == [url for url, _ in before]
+    for (url, expected), (_, got) in zip(before, after, strict=True):
+        for name in expected:
+            if name == "body":
+                for index, (want, have) in enumerate(
+                    zip(expected["body"], got["body"], strict=False)
+                ):
+                    assert have == want, f"{url} block {index}"
+                assert len(got["body"]) == len(expected["body"]), url
+            else:
+                assert got[name] == expected[name], f"{url} {name}"
+    assert aliases(site) == redirects_before
+
+
+def round_trip_paragraph(home, tmp_path, rich_text: str) -> str:
+    """Export a post holding one paragraph, import it into an empty site; return it."""
+    add_post(home, [{"type": "paragraph", "value": rich_text}], title="P", slug="p")
+    export_site(tmp_path / "out")
+    PostPage.objects.get(slug="p").delete()
+    call_command(
+        "import_markdown", str(tmp_path / "out"), stdout=Buffer(), stderr=Buffer()
+    )
+    return PostPage.objects.get(slug="p").body.raw_data[0]["value"]
+
+
+@pytest.mark.django_db
+def test_dollars_come_back_byte_for_byte(home, tmp_path):
+    rich_text = "<p>It costs $5 or $10, \\$3 with tax; $x$.</p>"
+    assert round_trip_paragraph(home, tmp_path, rich_text) == rich_text
+
+
+@pytest.mark.django_db
+def test_literal_double_brackets_stay_text(home, tmp_path):
+    rich_text = "<p>Obsidian writes [[note]] for a link.</p>"
+    assert round_trip_paragraph(home, tmp_path, rich_text) == rich_text
