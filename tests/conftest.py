@@ -3,6 +3,11 @@ import os
 import pytest
 
 from blog.models import ArchivePage, HomePage, TagIndexPage
+from tests.xdist_groups import (
+    PAGE_CHECKS,
+    is_page_check,
+    pytest_xdist_make_scheduler,  # noqa: F401 - a hook
+)
 
 
 @pytest.fixture
@@ -24,10 +29,17 @@ def archive(home):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Keep the page checks on one xdist worker: they share one server and browser."""
-    for item in items:
-        if item.get_closest_marker("e2e"):
-            item.add_marker(pytest.mark.xdist_group("e2e"))
+    """Refuse a page check outside the folders that xdist keeps on one worker."""
+    strays = [
+        item.nodeid
+        for item in items
+        if item.get_closest_marker("e2e") and not is_page_check(item.nodeid)
+    ]
+    if strays:
+        raise pytest.UsageError(
+            f"Tests marked e2e must live in {', '.join(PAGE_CHECKS)}: "
+            + ", ".join(strays)
+        )
 
 
 @pytest.fixture(autouse=True)
