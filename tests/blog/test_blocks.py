@@ -1,22 +1,15 @@
-"""Every body block renders the markup a reader sees, and rejects what would break it.
+"""Every body block renders the markup a reader sees.
 
 Expected HTML is built from the pure renderers in `rendering`, so each test
 checks the block's own markup around them exactly (as Wagtail's own
 `test_blocks.py` does with `assertHTMLEqual`).
 """
 
-import json
 from html import escape
 
 import pytest
 import wagtail_factories
-from bs4 import BeautifulSoup
-from django.core.exceptions import ValidationError
-from django.urls import reverse
 from pytest_django.asserts import assertHTMLEqual
-from wagtail.blocks.base import get_error_json_data
-from wagtail.embeds.embeds import get_embed_hash
-from wagtail.embeds.models import Embed
 
 from blog.blocks import (
     CALLOUT_KINDS,
@@ -33,7 +26,6 @@ from blog.blocks import (
     QuoteBlock,
     TableBlock,
 )
-from blog.models import PostPage
 from rendering import (
     highlight,
     render_inline_text,
@@ -41,69 +33,16 @@ from rendering import (
     render_math,
     render_math_safe,
 )
-
-VIDEO_URL = "https://www.youtube.com/watch?v=x"
-VIDEO_HTML = '<iframe src="https://www.youtube-nocookie.com/embed/x"></iframe>'
-
-VECTOR_ADD = (
-    "__global__ void add(const float* a, float* c, int n) {\n"
-    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "    if (i < n) c[i] += a[i];\n"
-    "}"
+from tests.blog.blocks import (
+    VECTOR_ADD,
+    VIDEO_HTML,
+    VIDEO_URL,
+    add_embed,
+    code_value,
+    heading_html,
+    no_oembed_requests,  # noqa: F401 (an autouse fixture)
+    soup,
 )
-
-
-def soup(html):
-    return BeautifulSoup(html, "html.parser")
-
-
-def error_text(error: ValidationError) -> str:
-    """Return every message of a block error (nested ones included) as one string."""
-    return json.dumps(get_error_json_data(error), ensure_ascii=False)
-
-
-def heading_html(level: str, anchor: str, text_html: str) -> str:
-    return (
-        f'<{level} id="{anchor}" class="heading">{text_html}'
-        f'<a class="heading-anchor" href="#{anchor}" aria-label="链接到本节">#</a>'
-        f"</{level}>"
-    )
-
-
-def code_value(**overrides):
-    raw = {
-        "language": "cuda",
-        "filename": "add.cu",
-        "code": VECTOR_ADD,
-        "highlight_lines": "",
-        "line_numbers": True,
-    }
-    return CodeBlock().to_python({**raw, **overrides})
-
-
-def add_embed(url: str, html: str) -> Embed:
-    """Store an oEmbed result, so rendering reads it instead of the network."""
-    return Embed.objects.create(
-        url=url,
-        hash=get_embed_hash(url),
-        type="video",
-        html=html,
-        title="Video",
-        provider_name="YouTube",
-        width=560,
-        height=315,
-    )
-
-
-@pytest.fixture(autouse=True)
-def no_oembed_requests(monkeypatch):
-    """Fail loudly instead of asking an oEmbed provider over the network."""
-
-    def refuse(url, *args, **kwargs):
-        raise AssertionError(f"tests must not fetch oEmbed for {url}")
-
-    monkeypatch.setattr("wagtail.embeds.embeds.get_finder_for_embed", refuse)
-
 
 # Heading
 
@@ -508,167 +447,3 @@ def test_html_figure_without_caption_has_a_default_title():
 # Previews in the admin's block chooser
 
 # What an editor must see in each block's preview.
-PREVIEW_SHOWS = {
-    "heading": lambda page: page.find("h2", id="共享内存与-bank-conflict"),
-    "paragraph": lambda page: page.select_one(".block-paragraph .katex"),
-    "markdown": lambda page: (
-        page.select_one(".block-markdown .katex-display")
-        and page.select_one(".block-markdown aside.callout-tip")
-    ),
-    "code": lambda page: (
-        page.select_one(".code-filename").get_text() == "vector_add.cu"
-        and page.select_one(".hll")
-        and page.select_one(".kr").get_text() == "__global__"
-    ),
-    "math": lambda page: (
-        page.select_one(".block-math .katex-display")
-        and page.select_one(".math-label").get_text() == "(1)"
-    ),
-    "image": lambda page: (
-        page.select_one(".block-image figcaption").get_text() == "图 1：示意图"
-    ),
-    "table": lambda page: (
-        page.caption.get_text() == "常见数值格式" and page.select_one("td .katex")
-    ),
-    "callout": lambda page: (
-        page.select_one("aside.callout-warning .callout-title").get_text() == "同步"
-    ),
-    "quote": lambda page: (
-        page.select_one(".block-quote figcaption").get_text() == "— Donald Knuth"
-    ),
-    "embed": lambda page: (
-        page.select_one(".block-embed iframe")["src"]
-        == "https://www.youtube-nocookie.com/embed/bDcPmZQwV3g"
-    ),
-    "html_figure": lambda page: (
-        "SMEM" in page.select_one(".block-html-figure iframe")["srcdoc"]
-    ),
-}
-
-
-def test_every_body_block_has_a_preview_check():
-    assert set(PREVIEW_SHOWS) == set(PostBodyBlock.base_blocks)
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize("name", PREVIEW_SHOWS)
-def test_block_preview_renders_its_preview_value(admin_client, name):
-    block = PostPage._meta.get_field("body").stream_block.child_blocks[name]
-    if name == "embed":
-        add_embed(
-            block.meta.preview_value,
-            '<iframe src="https://www.youtube-nocookie.com/embed/bDcPmZQwV3g"></iframe>',
-        )
-
-    response = admin_client.get(
-        reverse("wagtailadmin_block_preview"), {"id": block.definition_prefix}
-    )
-
-    assert response.status_code == 200
-    assert PREVIEW_SHOWS[name](soup(response.content.decode())), name
-
-
-def test_blocks_offer_their_preview_in_the_chooser():
-    body = PostPage._meta.get_field("body").stream_block
-    hidden = [
-        name for name, block in body.child_blocks.items() if not block.is_previewable
-    ]
-
-    assert hidden == []
-
-
-# Validation
-
-BAD_TEX = r"\frac{a"
-
-
-@pytest.mark.parametrize(
-    ("block", "raw"),
-    [
-        (HeadingBlock(), {"text": f"分块 ${BAD_TEX}$", "level": "h2"}),
-        (ParagraphBlock(), f"<p>设 ${BAD_TEX}$。</p>"),
-        (MarkdownBlock(), f"正文\n\n$$\n{BAD_TEX}\n$$\n"),
-        (MathBlock(), {"tex": BAD_TEX, "label": ""}),
-        (
-            TableBlock(),
-            {"first_row_is_table_header": False, "data": [["x", f"${BAD_TEX}$"]]},
-        ),
-    ],
-    ids=["heading", "paragraph", "markdown", "math", "table"],
-)
-def test_bad_latex_is_rejected_with_katex_message(block, raw):
-    with pytest.raises(ValidationError) as caught:
-        block.clean(block.to_python(raw))
-
-    assert "KaTeX parse error" in error_text(caught.value)
-
-
-def test_math_block_error_is_on_the_tex_field():
-    block = MathBlock()
-
-    with pytest.raises(ValidationError) as caught:
-        block.clean(block.to_python({"tex": BAD_TEX, "label": ""}))
-
-    assert "KaTeX parse error" in " ".join(caught.value.block_errors["tex"].messages)
-
-
-@pytest.mark.parametrize(
-    ("spec", "message"),
-    [
-        ("9", "代码只有 4 行，不能高亮第 9 行。"),
-        ("a-b", "“a-b” is not a line number or range; write e.g. 1,3-5,9"),
-        ("3-1", "Range “3-1” runs backwards; write 1-3"),
-    ],
-)
-def test_code_highlight_lines_must_exist_and_parse(spec, message):
-    block = CodeBlock()
-
-    with pytest.raises(ValidationError) as caught:
-        block.clean(code_value(highlight_lines=spec))
-
-    assert caught.value.block_errors["highlight_lines"].messages == [message]
-
-
-@pytest.mark.parametrize(
-    ("block", "raw"),
-    [
-        (HeadingBlock(), {"text": "$O(n)$ 的成本是 $5 或 $10", "level": "h2"}),
-        (ParagraphBlock(), r"<p>$\frac{a}{b}$ 与 \$3</p>"),
-        (MarkdownBlock(), "$$\n\\frac{a}{b}\n$$\n"),
-        (
-            CodeBlock(),
-            {"language": "cuda", "code": VECTOR_ADD, "highlight_lines": "1,3-4"},
-        ),
-        (MathBlock(), {"tex": r"\frac{a}{b}", "label": "2"}),
-        (
-            TableBlock(),
-            {"first_row_is_table_header": True, "data": [["x"], ["$2^7-1$"]]},
-        ),
-        (CalloutBlock(), {"kind": "tip", "title": "", "body": "<p>$x$</p>"}),
-        (QuoteBlock(), {"quote": "<p>引用</p>", "source": ""}),
-        (HtmlFigureBlock(), {"html": "<svg></svg>", "height": 200, "caption": ""}),
-    ],
-    ids=[
-        "heading",
-        "paragraph",
-        "markdown",
-        "code",
-        "math",
-        "table",
-        "callout",
-        "quote",
-        "html_figure",
-    ],
-)
-def test_valid_values_pass_validation_and_render_cleanly(block, raw):
-    cleaned = block.clean(block.to_python(raw))
-
-    assert "math-error" not in block.render(cleaned)
-
-
-@pytest.mark.django_db
-def test_embed_with_a_known_url_passes_validation():
-    add_embed(VIDEO_URL, VIDEO_HTML)
-    block = EmbedBlock()
-
-    assert block.clean(block.to_python(VIDEO_URL)).url == VIDEO_URL
