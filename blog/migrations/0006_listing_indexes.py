@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
 
     operations = [
         # Wagtail's page table has no index for "live pages of one type under a
-        # path"; counting posts (series.models.live_post_pages) reads this one
+        # path"; counting posts (blog.models.post.live_post_pages) reads this one
         # alone instead of every post's row.
         migrations.RunSQL(
             "CREATE INDEX page_type_live_path_idx ON wagtailcore_page "
