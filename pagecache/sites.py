@@ -8,8 +8,10 @@ already specific, is kept under the page cache's site token, and handed to
 Wagtail the way Wagtail keeps it for the rest of a request:
 ``request._wagtail_site``, which ``Site.find_for_request`` reads first.
 
-The kept home page is only where routing starts: ``HomePage.route`` looks the
-page it serves up afresh, home included.
+That attribute is not Wagtail's public API, and this module is the one place
+that sets it: ``tests/pagecache/test_sites.py`` pins that Wagtail takes it, so
+an upgrade that stops reading it fails there. Home is served as the kept site
+holds it; deeper pages are looked up afresh (``HomePage.route``).
 """
 
 from django.http.request import split_domain_port

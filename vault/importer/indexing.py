@@ -16,6 +16,11 @@ and has no such switch for search. So the receivers that make these updates
 are replaced, once per process, by gates that call them unchanged in every
 thread that is not deferring. A thread that is deferring sees its own writes
 unindexed until the block ends; no other thread is affected.
+
+The receivers are Wagtail's and modelsearch's, not public API, and this module
+is the one place that replaces them: ``tests/vault/importer/test_indexing.py``
+pins what it relies on (every indexed object found after an import, other
+threads indexed at once), so an upgrade that moves them fails there.
 """
 
 from __future__ import annotations
