@@ -33,6 +33,30 @@ KEY_ALIASES: dict[str, str] = {
     "tag": "tags",
 }
 
+class _FrontMatterLoader(yaml.SafeLoader):
+    """YAML's safe loader, keeping a date it cannot build as the text written.
+
+    ``2026-02-30`` or ``0000-00-00`` then reaches ``parse_date``, which warns
+    and lets the file's own time stand in, instead of failing the run.
+    """
+
+    def construct_yaml_timestamp(self, node):
+        try:
+            return super().construct_yaml_timestamp(node)
+        except (ValueError, OverflowError):
+            return self.construct_scalar(node)
+
+
+_FrontMatterLoader.add_constructor(
+    "tag:yaml.org,2002:timestamp", _FrontMatterLoader.construct_yaml_timestamp
+)
+
+
+def _yaml_load(text: str) -> Any:
+    """Load YAML with the safe loader above (no Python objects are built)."""
+    return yaml.load(text, Loader=_FrontMatterLoader)  # noqa: S506 (a SafeLoader)
+
+
 _DATE = re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T\s].*)?")
 _KEY_LINE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*?)|[ \t]*)$")
 _TRUE = {"true", "yes", "on", "1"}
@@ -93,15 +117,22 @@ def split_document(text: str) -> SplitDocument:
         )
     block = "\n".join(lines[1:end])
     warnings: list[Issue] = []
-    if opener == "+++":
-        try:
-            data: Any = tomllib.loads(block)
-        except tomllib.TOMLDecodeError as error:
-            raise FrontMatterError(
-                f"front matter is not valid TOML: {error}", 1
-            ) from error
-    else:
-        data = _load_yaml(block, warnings)
+    try:
+        if opener == "+++":
+            try:
+                data: Any = tomllib.loads(block)
+            except tomllib.TOMLDecodeError as error:
+                raise FrontMatterError(
+                    f"front matter is not valid TOML: {error}", 1
+                ) from error
+        else:
+            data = _load_yaml(block, warnings)
+    except RecursionError as error:
+        raise FrontMatterError(
+            "front matter is nested too deeply to read (lists or mappings "
+            "inside one another hundreds of times)",
+            1,
+        ) from error
     front = _normalise(data, warnings)
     front.present = True
     return SplitDocument(front, "\n".join(lines[end + 1 :]), end + 2, warnings)
@@ -110,7 +141,7 @@ def split_document(text: str) -> SplitDocument:
 def _load_yaml(block: str, warnings: list[Issue]) -> dict[str, Any]:
     """Return the mapping in ``block``, recovering keys line by line if need be."""
     try:
-        data = yaml.safe_load(block) if block.strip() else {}
+        data = _yaml_load(block) if block.strip() else {}
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
@@ -168,7 +199,7 @@ def _recover(block: str) -> dict[str, Any]:
 def _load_nested(key: str, lines: list[str]) -> Any:
     """Return the value written on the lines below ``key:``."""
     try:
-        value = yaml.safe_load(f"{key}:\n" + "\n".join(lines))
+        value = _yaml_load(f"{key}:\n" + "\n".join(lines))
         return value[key] if isinstance(value, dict) else None
     except yaml.YAMLError:
         return [line.strip().removeprefix("- ").strip() for line in lines]
@@ -179,7 +210,7 @@ def _scalar(text: str) -> Any:
     if not text:
         return None
     try:
-        value = yaml.safe_load(text)
+        value = _yaml_load(text)
     except yaml.YAMLError:
         value = None
     else:
@@ -214,7 +245,12 @@ def _normalise(data: dict[str, Any], warnings: list[Issue]) -> FrontMatter:
         try:
             setattr(front, name, parse_date(values[name]))
         except ValueError:
-            warnings.append(Issue(f"{name}: cannot read {values[name]!r} as a date"))
+            warnings.append(
+                Issue(
+                    f"{name}: cannot read {values[name]!r} as a date; "
+                    "the file's modification date is used"
+                )
+            )
     for name in ("draft", "comments"):
         if name in values and values[name] is not None:
             try:
@@ -278,7 +314,7 @@ def parse_date(value: Any) -> datetime.date:
     if match is None:
         raise ValueError(value)
     year, month, day = (int(part) for part in match.groups())
-    return datetime.date(year, month, day)
+    return datetime.date(year, month, day)  # ValueError for 2026-02-30, 0000-00-00
 
 
 def parse_bool(value: Any) -> bool:

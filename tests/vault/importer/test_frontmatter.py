@@ -99,6 +99,46 @@ def test_a_bad_date_is_a_warning_not_a_failure():
 
 
 @pytest.mark.parametrize(
+    "written",
+    [
+        "2026-02-30",
+        "0000-00-00",
+        "2026-13-01",
+        "'2026-02-30'",
+        "2026-02-30T10:00:00",
+    ],
+)
+def test_an_impossible_date_is_a_warning_naming_it(written):
+    doc = split_document(f"---\ntitle: t\ndate: {written}\nupdated: {written}\n---\n")
+    assert doc.front.title == "t"
+    assert doc.front.date is None and doc.front.updated is None
+    shown = written.strip("'")
+    assert [w.message for w in doc.warnings] == [
+        f"date: cannot read '{shown}' as a date; the file's modification date is used",
+        f"updated: cannot read '{shown}' as a date; the file's modification date is used",
+    ]
+
+
+def test_a_date_with_an_impossible_time_keeps_its_day():
+    doc = split_document("---\ntitle: t\ndate: 2026-01-01 25:99\n---\n")
+    assert doc.front.date == datetime.date(2026, 1, 1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\ntitle: t\nx: " + "[" * 10000 + "\n---\nbody",
+        "---\ntitle: t\nx: " + "{a: " * 10000 + "\n---\nbody",
+        '+++\ntitle = "t"\nx = ' + "[" * 10000 + "\n+++\nbody",
+    ],
+)
+def test_front_matter_nested_too_deeply_fails_the_file_with_a_message(text):
+    with pytest.raises(FrontMatterError) as error:
+        split_document(text)
+    assert "nested too deeply" in error.value.issue.message
+
+
+@pytest.mark.parametrize(
     "value, expected",
     [
         (["CUDA", "cuda", "GPU"], ["CUDA", "GPU"]),
