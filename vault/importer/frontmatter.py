@@ -33,6 +33,7 @@ KEY_ALIASES: dict[str, str] = {
     "tag": "tags",
 }
 
+
 class _FrontMatterLoader(yaml.SafeLoader):
     """YAML's safe loader, keeping a date it cannot build as the text written.
 
