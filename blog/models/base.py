@@ -12,6 +12,22 @@ from pagecache.cache import remember_site
 LINK_COLUMNS = ("title", "url_path", "path", "depth", "content_type_id")
 
 
+class ImportedFrom(models.Model):
+    """A page made by ``import_markdown``: where it came from, and that file's hash.
+
+    The path is relative to the imported folder (see docs/markdown-format.md);
+    re-importing matches pages on it and skips files whose hash is unchanged.
+    """
+
+    source_path = models.CharField(
+        max_length=1024, blank=True, db_index=True, editable=False
+    )
+    source_hash = models.CharField(max_length=64, blank=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+
 class SeriesOrdering(models.TextChoices):
     """How a section or series orders its posts."""
 

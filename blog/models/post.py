@@ -22,6 +22,7 @@ from blog.blocks import PostBodyBlock
 from blog.forms import PostPageForm
 from blog.models.base import (
     LINK_COLUMNS,
+    ImportedFrom,
     OneQueryViewRestrictions,
     SeriesOrdering,
     readable,
@@ -157,7 +158,9 @@ def live_post_pages():
     return readable(Page.objects.filter(content_type=post_type, live=True))
 
 
-class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, Page):
+class PostPage(
+    RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, ImportedFrom, Page
+):
     """An article."""
 
     summary = models.TextField(
@@ -179,12 +182,6 @@ class PostPage(RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, Page):
     )
     body = StreamField(PostBodyBlock(), blank=True)
     comments = models.BooleanField("允许评论", default=False)
-    # Where an imported post came from, relative to the imported folder, and a
-    # hash of that file: re-importing matches on the path and skips unchanged files.
-    source_path = models.CharField(
-        max_length=1024, blank=True, db_index=True, editable=False
-    )
-    source_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     objects = PageManager.from_queryset(PostPageQuerySet)()
     # An article in its metadata: dates, tags, a BlogPosting (blog.seo).

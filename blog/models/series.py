@@ -12,6 +12,7 @@ from wagtail.search import index
 from blog.feeds import PostFeed
 from blog.models.base import (
     CountedPaginator,
+    ImportedFrom,
     OneQueryViewRestrictions,
     SeriesOrdering,
     readable,
@@ -69,7 +70,7 @@ def series_under(parent):
     )
 
 
-class SeriesPage(OneQueryViewRestrictions, RoutablePageMixin, Page):
+class SeriesPage(OneQueryViewRestrictions, RoutablePageMixin, ImportedFrom, Page):
     """A folder of posts: a section, or a series read in order."""
 
     Ordering = SeriesOrdering
@@ -88,11 +89,6 @@ class SeriesPage(OneQueryViewRestrictions, RoutablePageMixin, Page):
         default=Ordering.EXPLORER,
         help_text="系列按阅读顺序；栏目一般按最新在前。",
     )
-    # The imported folder this series came from (see docs/markdown-format.md).
-    source_path = models.CharField(
-        max_length=1024, blank=True, db_index=True, editable=False
-    )
-    source_hash = models.CharField(max_length=64, blank=True, editable=False)
 
     objects = PageManager.from_queryset(SeriesPageQuerySet)()
     # Serves <url>feed/, linked from its <head> (blog.seo).
