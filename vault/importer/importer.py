@@ -32,17 +32,18 @@ from .images import ImageStore
 from .indexing import deferred_index_updates
 from .inline import LinkRef
 from .links import POST, SERIES, LinkIndex, PageKey
+from .places import PlacesMixin
 from .records import PageInfo, Saved, Source
 from .report import Issue, Report
 from .saving import SaveMixin
-from .tree import FolderNode, scan, slug_for
+from .tree import FolderNode, scan
 
 # Bump when the importer turns the same file into different pages, so that a
 # re-import updates pages made by an older version instead of skipping them.
 IMPORTER_VERSION = "1"
 
 
-class Importer(SaveMixin):
+class Importer(SaveMixin, PlacesMixin):
     """Import one Markdown file or folder tree under a page.
 
     With ``keep_existing`` only what is missing is added: a page made from the
@@ -212,14 +213,22 @@ class Importer(SaveMixin):
                 model.objects.descendant_of(self.parent)
                 .exclude(source_path="")
                 .order_by("pk")
-                .only("pk", "url_path", "source_path", "source_hash", "depth", "path")
+                .only(
+                    "pk",
+                    "url_path",
+                    "slug",
+                    "source_path",
+                    "source_hash",
+                    "depth",
+                    "path",
+                )
             )
             for page in pages:
                 key = (kind, page.source_path)
                 if key in self.pages:
                     continue  # a copy made in the admin: the original wins
                 self.pages[key] = PageInfo(
-                    page.pk, page.get_url() or "", page.source_hash
+                    page.pk, page.get_url() or "", page.source_hash, page.slug
                 )
 
     def _plan(self) -> None:
@@ -230,26 +239,8 @@ class Importer(SaveMixin):
         for key in self.pages:
             if key not in known:
                 self.index.add(key)  # imported before, excluded this time
-        by_folder: dict[str, list[Source]] = {}
-        for source in self.sources.values():
-            by_folder.setdefault(posixpath.dirname(source.rel), []).append(source)
-        for siblings in by_folder.values():
-            taken: set[str] = set()
-            for source in sorted(siblings, key=lambda s: s.sort_key()):
-                slug = (
-                    slug_for(source.front.slug)
-                    if source.front.slug
-                    else slug_for(source.name)
-                )
-                base, n = slug, 2
-                while slug in taken:
-                    slug, n = f"{base}-{n}", n + 1
-                if slug != base:
-                    source.warnings.append(
-                        Issue(f"slug {base!r} is taken here; using {slug!r}")
-                    )
-                taken.add(slug)
-                source.slug = slug
+        self._plan_slugs()
+        self._plan_paths()
         for source in self.sources.values():
             source.targets = [self._target(ref, source) for ref in source.body.links]
             source.hash = self._hash(source, [t is not None for t in source.targets])

@@ -70,14 +70,30 @@ def quartz_slug(path: str) -> str:
     return slug
 
 
+def as_written(path: str) -> str:
+    """Return the URL path MkDocs gives a file or folder: its path, ``.md`` dropped.
+
+    Spaces, case, ``#`` and ``+`` are kept as in the file name
+    (`cuda/Vector Add Example.md` gives `cuda/Vector Add Example`).
+    """
+    if path.lower().endswith(".md"):
+        path = path[:-3]
+    return path.strip("/")
+
+
 def old_paths(source_path: str, *, folder: bool, prefix: str = "") -> list[str]:
-    """Return the old site's URL path of a post or folder, leading slash, no trailing."""
+    """Return the old site's URL paths of a post or folder, leading slash, no trailing.
+
+    Both forms an old site may have served: Quartz's (spaces → ``-``) and the
+    file's path as written (MkDocs); one if they are the same.
+    """
     slug = quartz_slug(source_path)
     if not slug:
         return []
     if not folder and (slug == "index" or slug.endswith("/index")):
         return []
-    return [_join_url(prefix, slug)]
+    forms = (_join_url(prefix, slug), _join_url(prefix, as_written(source_path)))
+    return list(dict.fromkeys(forms))
 
 
 def alias_paths(
@@ -94,6 +110,7 @@ def alias_paths(
         alias = alias.strip()
         if _SCHEME.match(alias) and "//" in alias:
             alias = urlsplit(alias).path
+        alias = unquote(alias)  # copied from an address bar: `Vector%20Add`
         if not alias.strip("/"):
             continue
         if alias.startswith("/"):
@@ -103,7 +120,8 @@ def alias_paths(
             if joined.startswith(".."):
                 continue
         paths.append(_join_url(prefix, quartz_slug(joined)))
-    return paths
+        paths.append(_join_url(prefix, joined))
+    return list(dict.fromkeys(paths))
 
 
 def _join_url(prefix: str, slug: str) -> str:
@@ -199,7 +217,12 @@ class LinkIndex:
         stem = _without_md(path).lower().strip("/")
         if stem.endswith("/index") or stem.endswith("/_index"):
             stem = stem.rsplit("/", 1)[0]
-        return self.paths.get(stem)
+        found = self.paths.get(stem)
+        if found is None and stem.endswith("/readme"):
+            # A README.md that is its folder's intro is the folder's page.
+            folder = self.paths.get(stem.rsplit("/", 1)[0])
+            found = folder if folder and folder[0] == SERIES else None
+        return found
 
 
 def _without_md(path: str) -> str:

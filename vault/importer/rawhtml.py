@@ -13,6 +13,7 @@ import html
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from markdown_it.token import Token
 
@@ -219,7 +220,12 @@ class RawHtmlMixin:
         elif match := re.fullmatch(r"label\s*:\s*(.+)", body, re.DOTALL):
             self.pending_label = match.group(1).strip()
         elif match := re.fullmatch(r"embed\s*:\s*(\S+)", body):
-            self._emit("embed", match.group(1), line)
+            url = match.group(1)
+            parts = urlsplit(url)
+            if parts.scheme.lower() in ("http", "https") and parts.netloc:
+                self._emit("embed", url, line)
+            else:
+                self._warn(f"embed not imported: {url!r} is not an http(s) URL", line)
 
 
 def _height(tag: str | None) -> int:

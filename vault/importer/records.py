@@ -64,6 +64,7 @@ class PageInfo:
     pk: int
     url: str
     source_hash: str = ""
+    slug: str = ""
 
 
 @dataclass

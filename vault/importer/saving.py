@@ -7,6 +7,7 @@ only. `SaveMixin` is part of `importer.Importer`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from urllib.parse import unquote
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -25,7 +26,8 @@ from .errors import (
     slug_taken,
 )
 from .fill import body_raw, finish
-from .links import POST, SERIES, alias_paths, old_paths
+from .links import POST
+from .places import redirect_path
 from .records import PageInfo, Saved, Source
 from .report import Issue
 
@@ -191,7 +193,9 @@ class SaveMixin:
             revision = self._revise(page, source, publish and not waiting)
         self._set_hash(source, page.pk, "")
         self._redirects(page, source)
-        self.pages[source.key] = PageInfo(page.pk, page.get_url() or "", source.hash)
+        self.pages[source.key] = PageInfo(
+            page.pk, page.get_url() or "", source.hash, page.slug
+        )
         self.saved.append(
             Saved(
                 source,
@@ -266,40 +270,49 @@ class SaveMixin:
         return value
 
     def _redirects(self, page: Page, source: Source) -> None:
-        """Make the page's old URLs (path on the old site, aliases) redirect to it."""
-        folder = source.kind == SERIES
-        paths = old_paths(source.rel, folder=folder, prefix=self.old_url_prefix)
-        paths += alias_paths(
-            source.front.aliases, source.rel, folder=folder, prefix=self.old_url_prefix
-        )
-        if source.front.permalink:
-            paths += alias_paths([source.front.permalink], "", folder=True)
+        """Make the page's old URLs (path on the old site, aliases) redirect to it.
+
+        Each is stored the way a browser asks for it (`redirect_path`). A path
+        the site or another page answers is not taken over: it is skipped with
+        a warning.
+        """
         parts = page.get_url_parts()
         own = Redirect.normalise_path(parts[2]) if parts and parts[2] else None
-        for old in dict.fromkeys(Redirect.normalise_path(p) for p in paths):
-            if old in (own, "/") or len(old) > 255:
+        done = set()
+        for _, what, path in self._old_urls(source):
+            old = redirect_path(path)
+            if old in done or old in (own, "/") or len(old) > 255:
                 continue
-            redirect = Redirect.objects.filter(old_path=old).order_by("pk").first()
-            if redirect is None:
-                Redirect.objects.create(
-                    old_path=old, site=None, redirect_page=page, is_permanent=True
+            done.add(old)
+            owner = self._path_owner(path, source, page.pk)
+            if owner is not None:
+                source.warnings.append(
+                    Issue(f"{what} not redirected: {unquote(old)} is {owner}")
                 )
-                self.report.redirects_created += 1
-            elif (
-                redirect.redirect_page_id != page.pk
-                or not redirect.is_permanent
-                or redirect.redirect_link
-            ):
-                if redirect.redirect_page_id not in (None, page.pk):
-                    source.warnings.append(
-                        Issue(
-                            f"redirect {old} pointed at another page; now points here"
-                        )
-                    )
-                redirect.redirect_page = page
-                redirect.redirect_link = ""
-                redirect.is_permanent = True
-                redirect.save()
+                continue
+            self._redirect(page, source, old)
+
+    def _redirect(self, page: Page, source: Source, old: str) -> None:
+        """Make ``old`` redirect to ``page`` permanently."""
+        redirect = Redirect.objects.filter(old_path=old).order_by("pk").first()
+        if redirect is None:
+            Redirect.objects.create(
+                old_path=old, site=None, redirect_page=page, is_permanent=True
+            )
+            self.report.redirects_created += 1
+        elif (
+            redirect.redirect_page_id != page.pk
+            or not redirect.is_permanent
+            or redirect.redirect_link
+        ):
+            if redirect.redirect_page_id not in (None, page.pk):
+                source.warnings.append(
+                    Issue(f"redirect {old} pointed at another page; now points here")
+                )
+            redirect.redirect_page = page
+            redirect.redirect_link = ""
+            redirect.is_permanent = True
+            redirect.save()
 
     @staticmethod
     def _model(source: Source) -> type[Page]:

@@ -9,6 +9,7 @@ import datetime
 import fnmatch
 import os
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -16,6 +17,8 @@ from pathlib import Path, PurePosixPath
 from django.utils.text import slugify
 
 INDEX_NAMES = ("index.md", "_index.md")
+# A folder's intro when it has no index.md (GitHub and MkDocs read it so).
+README_NAME = "readme.md"
 # Folders that hold a vault's attachments, never pages.
 RESOURCE_FOLDERS = frozenset({"images", "image", "img", "assets", "attachments"})
 
@@ -57,10 +60,13 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> FolderNode:
     """Return the folder tree under ``root`` holding Markdown files.
 
     Hidden entries (``.obsidian``, ``.git``), attachment folders and folders with
-    no Markdown file in them are skipped. A root ``index.md`` is ignored.
+    no Markdown file in them are skipped. A folder's ``README.md`` is its intro
+    when it has no ``index.md``, else one of its posts. The root's ``index.md``
+    and ``README.md`` (the vault's own readme) are ignored.
     """
     node = _scan(root, "", exclude) or FolderNode("", root)
     node.index = None
+    node.posts = [rel for rel in node.posts if rel.lower() != README_NAME]
     return node
 
 
@@ -70,6 +76,7 @@ def _scan(path: Path, rel: str, exclude: Sequence[str]) -> FolderNode | None:
         entries = sorted(os.scandir(path), key=lambda e: natural_key(e.name))
     except OSError:
         return None
+    readme = None
     for entry in entries:
         if entry.name.startswith("."):
             continue
@@ -87,6 +94,11 @@ def _scan(path: Path, rel: str, exclude: Sequence[str]) -> FolderNode | None:
                 node.index = node.index or Path(entry.path)
             else:
                 node.posts.append(child_rel)
+                if entry.name.lower() == README_NAME:
+                    readme = (child_rel, Path(entry.path))
+    if node.index is None and readme is not None and rel:
+        node.posts.remove(readme[0])
+        node.index = readme[1]
     if not node.posts and not node.folders and node.index is None:
         return None
     return node
@@ -116,7 +128,19 @@ def order_key(name: str, weight: float | None, date: datetime.date | None) -> tu
     return (2, (date or datetime.date.max).toordinal(), natural_key(stem))
 
 
+# C#, F#: a sharp after a Latin letter is part of a name.
+_SHARP = re.compile(r"(?<=[A-Za-z])#")
+
+
 def slug_for(name: str) -> str:
-    """Return the URL slug for a file or folder name: Unicode kept, lowercased."""
+    """Return the URL slug for a file or folder name: Unicode kept, lowercased.
+
+    Signs that carry meaning are spelt out, so that ``C``, ``C++`` and ``C#``
+    get different slugs: ``++`` → ``pp`` (``cpp``), ``#`` after a letter →
+    ``sharp`` (``csharp``), another ``+`` → ``-plus-`` (``b-plus-tree``).
+    """
     stem = name[:-3] if name.lower().endswith(".md") else name
+    # Full-width signs (＋, ＃) first become their ASCII forms.
+    stem = unicodedata.normalize("NFKC", stem)
+    stem = _SHARP.sub("sharp", stem.replace("++", "pp")).replace("+", "-plus-")
     return slugify(stem, allow_unicode=True)[:255].strip("-") or "page"

@@ -16,6 +16,8 @@ from blog.models import PostPage, PostTag, SeriesPage
 from tests.factories import PostPageFactory, SeriesPageFactory
 from tests.vault.importer.conftest import draw
 from vault.importer import Importer
+from vault.importer.errors import FileFailed
+from vault.importer.saving import SaveMixin
 
 pytestmark = pytest.mark.django_db
 
@@ -372,7 +374,8 @@ def test_a_new_target_makes_its_linking_file_import_again(vault, run_import):
 def test_bad_files_fail_alone_and_are_named_with_their_line(
     broken_vault, run_import, home
 ):
-    # A section made by hand holds the slug: a post can't take it over.
+    # A section made by hand holds the slug: a post can't take it over, it
+    # gets a free one.
     SeriesPageFactory(parent=home, slug="clash", title="Made by hand")
     (broken_vault / "clash.md").write_text(
         "---\ntitle: Clash\n---\n\n![unique](clash.png)\n", "utf-8"
@@ -382,15 +385,18 @@ def test_bad_files_fail_alone_and_are_named_with_their_line(
     files = stored_files()
     run = run_import(broken_vault)
     assert run.error is not None
-    assert "4 of the files failed" in str(run.error)
+    assert "3 of the files failed" in str(run.error)
     out = run.out
     latex_line = line_of(broken_vault / "bad-latex.md", "broken one")
     assert f"bad-latex.md:{latex_line}: KaTeX parse error:" in out
     assert "bad-utf8.md:6: not valid UTF-8: byte 0xff at column 5" in out
     assert "bad-frontmatter.md:3: cannot read front matter line" in out
-    assert "clash.md: slug 'clash' is already used by /clash/" in out
-    assert outcomes(out)["created"] == (2, 0)
-    assert outcomes(out)["failed"] == (4, 0)
+    assert (
+        "clash.md: slug taken: 'clash' is used by /clash/ (SeriesPage); "
+        "using 'clash-2'" in out
+    )
+    assert outcomes(out)["created"] == (3, 0)
+    assert outcomes(out)["failed"] == (3, 0)
     assert "also-good.md:5: broken link to missing.md: no such file" in out
     assert "also-good.md:7: missing image: images/nowhere.png" in out
     assert (
@@ -399,14 +405,36 @@ def test_bad_files_fail_alone_and_are_named_with_their_line(
     assert {p.title for p in PostPage.objects.filter(source_path__gt="")} == {
         "A good post",
         "Also good",
+        "Clash",
     }
-    # The clashing file's image was made before it failed: rolled back too.
-    assert get_image_model().objects.count() == before_images
-    assert stored_files() == files
+    assert post("clash.md").slug == "clash-2"
+    assert get_image_model().objects.count() == before_images + 1
+    assert len(stored_files() - files) == 1
     good = post("good.md")
     assert f'<a linktype="page" id="{good.pk}">the good post</a>' in str(
         post("also-good.md").body.raw_data[0]["value"]
     )
+
+
+def test_a_file_that_fails_while_saving_leaves_no_image(
+    tmp_path, run_import, monkeypatch
+):
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "late.md").write_text("![unique](late.png)\n", "utf-8")
+    draw(tmp_path / "v" / "late.png", (3, 3), (1, 2, 3))
+    before_images = get_image_model().objects.count()
+    files = stored_files()
+
+    def fail(self, page, source):
+        raise FileFailed("cannot redirect")
+
+    # The last step of saving a page fails, after its images were made.
+    monkeypatch.setattr(SaveMixin, "_redirects", fail)
+    run = run_import(tmp_path / "v")
+    assert "late.md: cannot redirect" in run.out
+    assert outcomes(run.out)["failed"] == (1, 0)
+    assert get_image_model().objects.count() == before_images
+    assert stored_files() == files
 
 
 def test_a_folder_whose_index_fails_still_holds_its_posts(broken_vault, run_import):

@@ -44,7 +44,22 @@ def test_old_paths_of_posts_folders_and_aliases():
         ],
         "notes/CSAPP/7.md",
         folder=False,
-    ) == ["/notes/CSAPP/old-name", "/legacy/x", "/p/q", "/notes/up"]
+    ) == [
+        "/notes/CSAPP/old-name",
+        "/notes/CSAPP/old name",
+        "/legacy/x",
+        "/p/q",
+        "/notes/up",
+    ]
+    # The file's path as written (MkDocs) besides Quartz's form.
+    assert old_paths("cuda/Vector Add.md", folder=False) == [
+        "/cuda/Vector-Add",
+        "/cuda/Vector Add",
+    ]
+    assert alias_paths(["/old/vector%20add/"], "cuda/x.md", folder=False) == [
+        "/old/vector-add",
+        "/old/vector add",
+    ]
 
 
 def test_slugs_are_unicode_and_lowercase():

@@ -1,0 +1,284 @@
+"""Which URL paths are taken: by the site's own views, by pages, by page routes.
+
+An imported page may not take a slug, and an old URL or alias may not redirect
+from a path, that the site already answers: `/admin/`, `/feed/`, `/static/`…,
+the tag index at `/tags/` and its tag pages, a series' `feed/`, another page.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+from urllib.parse import unquote, urlsplit
+
+from django.conf import settings
+from django.http import Http404
+from django.urls import Resolver404, get_resolver, resolve
+from django.utils.encoding import escape_uri_path
+from wagtail.contrib.redirects.models import Redirect
+from wagtail.contrib.routable_page.models import RoutablePageMixin
+from wagtail.models import Page, Site
+
+from blog.models import PostPage, SeriesPage
+from config.health import HealthCheckMiddleware
+
+from .links import POST, SERIES, PageKey, alias_paths, old_paths
+from .records import Source
+from .report import Issue
+from .tree import slug_for
+
+_LITERAL = re.compile(r"[\w.-]+")
+
+
+@functools.cache
+def reserved_segments() -> frozenset[str]:
+    """Return the first path segments the site answers itself (admin, feed, static…).
+
+    Read from the URLconf (every pattern before Wagtail's page serving that
+    starts with a literal segment), the static and media URLs, and /healthz.
+    """
+    names = set()
+    for pattern in get_resolver().url_patterns:
+        first = str(pattern.pattern).lstrip("^").split("/", 1)[0]
+        if _LITERAL.fullmatch(first):
+            names.add(first)
+    for url in (settings.STATIC_URL, settings.MEDIA_URL):
+        path = urlsplit(url or "").path.strip("/")
+        if path and not urlsplit(url).netloc:
+            names.add(path.split("/", 1)[0])
+    names.add(HealthCheckMiddleware.path.strip("/"))
+    return frozenset(names)
+
+
+def redirect_path(path: str) -> str:
+    """Return ``path`` (as written: spaces, Unicode) as a Redirect's ``old_path``.
+
+    Wagtail's redirect middleware looks a request up by its path as Django
+    re-encodes it (a space as ``%20``, ``#`` as ``%23``), with the UTF-8 of
+    non-ASCII letters decoded; this is that form, without a trailing slash.
+    """
+    return Redirect.normalise_path(escape_uri_path(path))
+
+
+def route_answers(page: Page, rest: str) -> bool:
+    """Return True if ``page``'s own routes (RoutablePageMixin) answer ``rest``."""
+    if not isinstance(page, RoutablePageMixin):
+        return False
+    try:
+        page.resolve_subpage("/" + rest.strip("/") + "/")
+    except Http404:
+        return False
+    return True
+
+
+def site_answers(path: str) -> bool:
+    """Return True if a view other than Wagtail's page serving answers ``path``."""
+    path = "/" + path.strip("/")
+    if path.strip("/").split("/", 1)[0] in reserved_segments():
+        return True
+    for candidate in (path, path + "/"):
+        try:
+            match = resolve(candidate)
+        except Resolver404:
+            continue
+        if match.url_name != "wagtail_serve":
+            return True
+    return False
+
+
+def describe(page: Page) -> str:
+    """Return ``/tags/ (TagIndexPage)``: where a page is, and what it is."""
+    where = page.get_url() or page.url_path
+    return f"{unquote(where)} ({page.specific_class.__name__})"
+
+
+def page_at(path: str) -> Page | None:
+    """Return the page whose own path is ``path`` on any site, else None."""
+    rel = "".join(s + "/" for s in unquote(path).split("/") if s)
+    return (
+        Page.objects.filter(
+            url_path__in=[
+                site.root_page.url_path + rel
+                for site in Site.objects.select_related("root_page")
+            ]
+        )
+        .order_by("pk")
+        .first()
+    )
+
+
+class PlacesMixin:
+    """Slugs and paths for `Importer`: each page a free slug, each redirect a free path."""
+
+    def _plan_slugs(self) -> None:
+        """Give every source a slug no other page, route or view holds in its folder.
+
+        A page made from the same source before keeps its slug; the others take
+        their name's slug, else the first free ``slug-2``, ``slug-3``… with a
+        warning, and the summary lists them.
+        """
+        by_folder: dict[str, list[Source]] = {}
+        for source in self.sources.values():
+            by_folder.setdefault(posixpath.dirname(source.rel), []).append(source)
+        mine = {self.pages[key].pk for key in self.sources if key in self.pages}
+        moved = []
+        for folder, siblings in by_folder.items():
+            parent = self._folder_page(folder)
+            holders = _Holders(self, parent, mine)
+            # Pages already made keep their slugs; new ones take what is left.
+            for source in sorted(
+                siblings, key=lambda s: (s.key not in self.pages, s.sort_key(), s.name)
+            ):
+                base = slug_for(source.front.slug or source.name)
+                existing = self.pages.get(source.key)
+                current = existing.slug if existing else ""
+                slug = next(
+                    slug
+                    for slug in _candidates(base, current)
+                    if holders.why(slug, source) is None
+                )
+                if slug != base:
+                    why = holders.why(base, source)
+                    source.warnings.append(
+                        Issue(f"slug taken: {base!r} is {why}; using {slug!r}")
+                    )
+                    moved.append(f"{source.label} → {slug} ({base} is {why})")
+                holders.held[slug] = source
+                source.slug = slug
+        if moved:
+            self.report.notes.append(
+                f"{len(moved)} pages did not get the slug of their name, "
+                f"which was taken: {'; '.join(moved)}"
+            )
+
+    def _folder_page(self, folder: str) -> Page | None:
+        """Return the page a folder's pages go under, if it exists yet."""
+        if not folder:
+            return self.parent
+        existing = self.pages.get((SERIES, folder))
+        return Page.objects.get(pk=existing.pk).specific if existing else None
+
+    def _plan_paths(self) -> None:
+        """Note where each source's page will be (its ``url_path``), for `_path_owner`."""
+        self.planned: dict[str, PageKey] = {}
+        folders: dict[str, str] = {"": self.parent.url_path}
+
+        def folder_url(rel: str) -> str:
+            if rel not in folders:
+                series = self.sources.get((SERIES, rel))
+                slug = series.slug if series else posixpath.basename(rel)
+                folders[rel] = f"{folder_url(posixpath.dirname(rel))}{slug}/"
+            return folders[rel]
+
+        claims = []
+        for key, source in self.sources.items():
+            if key[0] == SERIES:
+                self.planned[folder_url(source.rel)] = key
+            else:
+                url = folder_url(posixpath.dirname(source.rel))
+                self.planned[f"{url}{source.slug}/"] = key
+            for rank, _, path in self._old_urls(source):
+                claims.append((rank, source.rel, redirect_path(path), key))
+        self.old_urls: dict[str, PageKey] = {}
+        for _, _, old, key in sorted(claims):
+            self.old_urls.setdefault(old, key)
+
+    def _path_owner(self, path: str, source: Source, pk: int) -> str | None:
+        """Return what answers ``path`` already (an old URL), or None if it is free.
+
+        The page ``pk`` itself does not count: its own path is never redirected.
+        A path under a page's routes (a tag's page, `/tags/x/`) is free: the
+        redirect answers only where the route finds nothing.
+        """
+        if site_answers(path):
+            return "reserved by the site"
+        page = page_at(path)
+        if page is not None and page.pk != pk:
+            return f"the path of {describe(page)}"
+        rel = "".join(s + "/" for s in unquote(path).split("/") if s)
+        for site in Site.objects.select_related("root_page"):
+            key = self.planned.get(site.root_page.url_path + rel)
+            if key is not None and key != source.key:
+                return f"the path of the page of {self.sources[key].label}"
+        claimant = self.old_urls.get(redirect_path(path))
+        if claimant is not None and claimant != source.key:
+            return f"an old URL of {self.sources[claimant].label} too"
+        return None
+
+    def _old_urls(self, source: Source) -> list[tuple[int, str, str]]:
+        """Return ``(rank, kind, path)`` of every old URL of ``source``'s page.
+
+        Where two files claim one path, the lower rank wins: the path as the
+        file is written, then Quartz's form of it (`C#.md` gives `/C` too), then
+        an alias.
+        """
+        folder = source.kind == SERIES
+        prefix = self.old_url_prefix
+        # Quartz's form first, then the path as written (the same: one).
+        paths = old_paths(source.rel, folder=folder, prefix=prefix)
+        urls = [(0 if path == paths[-1] else 1, "old URL", path) for path in paths]
+        aliases = alias_paths(
+            source.front.aliases, source.rel, folder=folder, prefix=prefix
+        )
+        if source.front.permalink:
+            aliases += alias_paths([source.front.permalink], "", folder=True)
+        return urls + [(2, "alias", path) for path in aliases]
+
+
+def _candidates(base: str, current: str):
+    """Yield the slugs a page may take: the one it has, its name's, then -2, -3…"""
+    stem = base[:250].rstrip("-")
+    if current == base or re.fullmatch(re.escape(stem) + r"-\d+", current):
+        yield current
+    yield base
+    n = 2
+    while True:
+        yield f"{stem}-{n}"
+        n += 1
+
+
+class _Holders:
+    """What holds each slug under one parent: pages, the site's views, routes."""
+
+    def __init__(self, importer: PlacesMixin, parent: Page | None, mine: set[int]):
+        self.importer = importer
+        self.held: dict[str, Source] = {}  # slugs given in this run
+        self.parent = parent
+        self.router = parent if parent is not None else SeriesPage()
+        self.at_root = (
+            parent is not None and Site.objects.filter(root_page=parent).exists()
+        )
+        self.pages = (
+            {}
+            if parent is None
+            else {
+                child.slug: child
+                for child in parent.get_children().exclude(pk__in=mine).specific()
+            }
+        )
+
+    def why(self, slug: str, source: Source) -> str | None:
+        """Return what holds ``slug`` against ``source``, None if it may take it."""
+        if slug in self.held:
+            return f"used by {self.held[slug].label}"
+        if self.at_root and slug in reserved_segments():
+            return f"reserved by the site (/{slug}/)"
+        if route_answers(self.router, slug):
+            where = describe(self.parent) if self.parent else "its series"
+            return f"a route of {where}"
+        page = self.pages.get(slug)
+        if page is not None and not self._may_take(page, source):
+            return f"used by {describe(page)}"
+        return None
+
+    def _may_take(self, page: Page, source: Source) -> bool:
+        """Return True if ``source`` takes over ``page`` (see `SaveMixin._adopt`).
+
+        Keeping existing pages (`load_demo`), the page at the slug is kept as
+        it is, or the file fails if it is of another type.
+        """
+        if self.importer.keep_existing:
+            return True
+        model = PostPage if source.kind == POST else SeriesPage
+        return isinstance(page, model) and not page.source_path
