@@ -40,7 +40,7 @@ from .tree import FolderNode, scan
 
 # Bump when the importer turns the same file into different pages, so that a
 # re-import updates pages made by an older version instead of skipping them.
-IMPORTER_VERSION = "1"
+IMPORTER_VERSION = "2"
 
 
 class Importer(SaveMixin, PlacesMixin):

@@ -360,3 +360,22 @@ def test_the_folder_walk_takes_a_readme_as_intro():
     notes = next(f for f in tree.folders if f.rel == "notes")
     assert notes.index is not None and notes.index.name == "README.md"
     assert "notes/README.md" not in notes.posts
+
+
+def test_a_page_an_older_importer_slugged_moves_and_its_old_url_redirects(
+    vault, run_import, client, django_capture_on_commit_callbacks
+):
+    run_import(vault)
+    cpp = PostPage.objects.get(source_path="lang/C++.md")
+    # As the importer before this version made it: `C++` lost its signs.
+    cpp.slug = "c-2"
+    cpp.save_revision().publish()
+    PostPage.objects.filter(pk=cpp.pk).update(source_hash="made by version 1")
+    assert client.get("/lang/c-2/").status_code == 200
+    # Wagtail adds the redirect from the old slug once the change is committed.
+    with django_capture_on_commit_callbacks(execute=True):
+        run = run_import(vault)
+    assert run.error is None, run.out
+    assert slug_of("lang/C++.md") == "cpp"
+    response = client.get("/lang/c-2/")
+    assert (response.status_code, response.get("Location")) == (301, "/lang/cpp/")
