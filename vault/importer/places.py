@@ -1,8 +1,9 @@
 """Which URL paths are taken: by the site's own views, by pages, by page routes.
 
-An imported page may not take a slug, and an old URL or alias may not redirect
-from a path, that the site already answers: `/admin/`, `/feed/`, `/static/`…,
-the tag index at `/tags/` and its tag pages, a series' `feed/`, another page.
+An imported page may not take a slug that the site already answers (`/admin/`,
+`/feed/`, `/static/`…, the tag index at `/tags/`, a series' `feed/`, another
+page), and an old URL or alias may not redirect from a path that the site's
+views or another page answer.
 """
 
 from __future__ import annotations
@@ -93,19 +94,21 @@ def describe(page: Page) -> str:
     return f"{unquote(where)} ({page.specific_class.__name__})"
 
 
-def page_at(path: str) -> Page | None:
-    """Return the page whose own path is ``path`` on any site, else None."""
+def site_roots() -> list[str]:
+    """Return the ``url_path`` of every site's root page."""
+    return list(Site.objects.values_list("root_page__url_path", flat=True))
+
+
+def url_paths(path: str, roots: list[str]) -> list[str]:
+    """Return the ``url_path`` a page at the URL ``path`` has on each site."""
     rel = "".join(s + "/" for s in unquote(path).split("/") if s)
-    return (
-        Page.objects.filter(
-            url_path__in=[
-                site.root_page.url_path + rel
-                for site in Site.objects.select_related("root_page")
-            ]
-        )
-        .order_by("pk")
-        .first()
-    )
+    return [root + rel for root in roots]
+
+
+def page_at(path: str, roots: list[str]) -> Page | None:
+    """Return the page whose own path is ``path`` on any site, else None."""
+    found = Page.objects.filter(url_path__in=url_paths(path, roots))
+    return found.order_by("pk").first()
 
 
 class PlacesMixin:
@@ -148,8 +151,9 @@ class PlacesMixin:
                 source.slug = slug
         if moved:
             self.report.notes.append(
-                f"{len(moved)} pages did not get the slug of their name, "
-                f"which was taken: {'; '.join(moved)}"
+                f"Slugs taken, so {len(moved)} "
+                f"{'page is' if len(moved) == 1 else 'pages are'} at another: "
+                + "; ".join(moved)
             )
 
     def _folder_page(self, folder: str) -> Page | None:
@@ -161,6 +165,7 @@ class PlacesMixin:
 
     def _plan_paths(self) -> None:
         """Note where each source's page will be (its ``url_path``), for `_path_owner`."""
+        self.roots = site_roots()
         self.planned: dict[str, PageKey] = {}
         folders: dict[str, str] = {"": self.parent.url_path}
 
@@ -193,12 +198,11 @@ class PlacesMixin:
         """
         if site_answers(path):
             return "reserved by the site"
-        page = page_at(path)
+        page = page_at(path, self.roots)
         if page is not None and page.pk != pk:
             return f"the path of {describe(page)}"
-        rel = "".join(s + "/" for s in unquote(path).split("/") if s)
-        for site in Site.objects.select_related("root_page"):
-            key = self.planned.get(site.root_page.url_path + rel)
+        for url in url_paths(path, self.roots):
+            key = self.planned.get(url)
             if key is not None and key != source.key:
                 return f"the path of the page of {self.sources[key].label}"
         claimant = self.old_urls.get(redirect_path(path))
@@ -249,14 +253,19 @@ class _Holders:
         self.at_root = (
             parent is not None and Site.objects.filter(root_page=parent).exists()
         )
-        self.pages = (
-            {}
+        others = (
+            []
             if parent is None
-            else {
-                child.slug: child
-                for child in parent.get_children().exclude(pk__in=mine).specific()
-            }
+            else [
+                pk
+                for pk in parent.get_children().values_list("pk", flat=True)
+                if pk not in mine
+            ]
         )
+        # Specific, to tell a page made in the admin from one imported.
+        self.pages = {
+            page.slug: page for page in Page.objects.filter(pk__in=others).specific()
+        }
 
     def why(self, slug: str, source: Source) -> str | None:
         """Return what holds ``slug`` against ``source``, None if it may take it."""
