@@ -215,19 +215,22 @@ class PlacesMixin:
 
         Where two files claim one path, the lower rank wins: the path as the
         file is written, then Quartz's form of it (`C#.md` gives `/C` too), then
-        an alias.
+        an alias as written, then Quartz's form of an alias.
         """
         folder = source.kind == SERIES
         prefix = self.old_url_prefix
-        # Quartz's form first, then the path as written (the same: one).
+        # Each gives Quartz's form first, then the path as written (one if equal).
         paths = old_paths(source.rel, folder=folder, prefix=prefix)
         urls = [(0 if path == paths[-1] else 1, "old URL", path) for path in paths]
-        aliases = alias_paths(
-            source.front.aliases, source.rel, folder=folder, prefix=prefix
-        )
+        aliases = [
+            alias_paths([alias], source.rel, folder=folder, prefix=prefix)
+            for alias in source.front.aliases
+        ]
         if source.front.permalink:
-            aliases += alias_paths([source.front.permalink], "", folder=True)
-        return urls + [(2, "alias", path) for path in aliases]
+            aliases.append(alias_paths([source.front.permalink], "", folder=True))
+        for forms in aliases:
+            urls += [(2 if path == forms[-1] else 3, "alias", path) for path in forms]
+        return urls
 
 
 def _candidates(base: str, current: str):

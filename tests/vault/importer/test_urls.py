@@ -8,10 +8,12 @@ old site's address bar.
 
 import re
 import textwrap
+from io import StringIO
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from django.core.management import call_command
 from wagtail.contrib.redirects.models import Redirect
 
 from blog.models import PostPage, SeriesPage
@@ -381,3 +383,22 @@ def test_a_page_an_older_importer_slugged_moves_and_its_old_url_redirects(
     assert slug_of("lang/C++.md") == "cpp"
     response = client.get("/lang/c-2/")
     assert (response.status_code, response.get("Location")) == (301, "/lang/cpp/")
+
+
+def test_old_urls_survive_export_and_import_into_an_empty_site(
+    vault, run_import, client, home, tmp_path
+):
+    assert run_import(vault).error is None
+    call_command("export_markdown", str(tmp_path / "out"), stdout=StringIO())
+    for child in home.get_children().specific():
+        if isinstance(child, PostPage | SeriesPage):
+            child.delete()
+    Redirect.objects.all().delete()
+    run = run_import(tmp_path / "out")
+    assert run.error is None, run.out
+    answers = {}
+    for old, _ in OLD_URLS:
+        response = client.get(old)
+        answers[old] = (response.status_code, unquote(response.get("Location", "")))
+    assert answers == {old: (301, new) for old, new in OLD_URLS}
+    assert client.get("/tags-2/how-to-tag/").status_code == 200
