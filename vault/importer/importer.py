@@ -36,7 +36,7 @@ from .places import PlacesMixin
 from .records import PageInfo, Saved, Source
 from .report import Issue, Report
 from .saving import SaveMixin
-from .tree import FolderNode, scan
+from .tree import INDEX_NAMES, README_NAME, FolderNode, is_excluded, scan
 
 # Bump when the importer turns the same file into different pages, so that a
 # re-import updates pages made by an older version instead of skipping them.
@@ -129,6 +129,17 @@ class Importer(SaveMixin, PlacesMixin):
             )
             return None
         tree = scan(self.source, self.exclude)
+        skipped = sorted(
+            path.name
+            for path in self.source.glob("*.md")
+            if path.name.lower() in (*INDEX_NAMES, README_NAME)
+            and not is_excluded(path.name, self.exclude)
+        )
+        if skipped:
+            self.report.notes.append(
+                f"Not imported: {', '.join(skipped)} at the vault's root "
+                "(the root is the page the vault is imported under)"
+            )
         for folder in tree.walk():
             if folder.rel:
                 index_rel = (

@@ -350,6 +350,7 @@ def test_a_readme_is_its_folders_intro_when_there_is_no_index(
         source_path__iendswith="notes/README.md"
     ).exists()
     assert not PostPage.objects.filter(title="My notes").exists()
+    assert "Not imported: README.md at the vault's root" in run.out
     assert (
         PostPage.objects.get(source_path="cute/README.md").get_parent().slug == "cute"
     )
