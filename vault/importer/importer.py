@@ -131,8 +131,9 @@ class Importer(SaveMixin, PlacesMixin):
         tree = scan(self.source, self.exclude)
         skipped = sorted(
             path.name
-            for path in self.source.glob("*.md")
+            for path in self.source.iterdir()
             if path.name.lower() in (*INDEX_NAMES, README_NAME)
+            and path.is_file()
             and not is_excluded(path.name, self.exclude)
         )
         if skipped:
