@@ -263,7 +263,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                 lines[k] = ""
 
     def _collect_formulas(self, tokens: Sequence[Token], first_line: int) -> None:
-        """List every formula in ``tokens`` with the file line it is on."""
+        """List every formula in ``tokens`` with its file line; warn for icons."""
         formulas = self.result.formulas
         for token in tokens:
             line = token.map[0] + first_line if token.map else first_line
@@ -278,6 +278,8 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                         formulas.append(Formula(child.content, False, line))
                     elif child.type == "math_inline_double":
                         formulas.append(Formula(child.content, True, line))
+                    elif child.type == "shortcode_icon":
+                        self._warn(f"icon shortcode dropped: {child.markup}", line)
                     line += child.content.count("\n")
                     if child.type in ("softbreak", "hardbreak"):
                         line += 1

@@ -12,7 +12,9 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 
+from rendering.cjk import cjk_emphasis_plugin
 from rendering.markdown import math_plugin
+from rendering.shortcodes import emoji_plugin
 
 
 def _build() -> MarkdownIt:
@@ -23,6 +25,8 @@ def _build() -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(math_plugin)
+    md.use(cjk_emphasis_plugin)
+    md.use(emoji_plugin)
     return md
 
 
