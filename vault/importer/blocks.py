@@ -37,7 +37,7 @@ from .rawhtml import (
     Region,
 )
 from .report import Issue
-from .tokens import parse_markdown, split_nodes
+from .tokens import parse_markdown, soft_break_lines, split_nodes
 
 __all__ = ["REGION_READERS", "ImageSlot", "ParsedBody", "parse_body", "parse_intro"]
 
@@ -64,14 +64,16 @@ def parse_body(
     title: str | None = None,
     base_dir: Path | None = None,
     finder: AssetFinder | None = None,
+    breaks: bool = False,
 ) -> ParsedBody:
     """Return the blocks of a post body.
 
     ``first_line`` is the file line the body starts on (after front matter).
     A first ``# H1`` equal to ``title`` is dropped; with ``title`` None the
-    first H1 becomes `ParsedBody.h1` instead.
+    first H1 becomes `ParsedBody.h1` instead. With ``breaks`` a single newline
+    inside a paragraph is a line break (Obsidian's default, MkDocs' nl2br).
     """
-    return _BodyParser(text, first_line, title, base_dir, finder).parse()
+    return _BodyParser(text, first_line, title, base_dir, finder, breaks=breaks).parse()
 
 
 def parse_intro(
@@ -81,13 +83,16 @@ def parse_intro(
     title: str | None = None,
     base_dir: Path | None = None,
     finder: AssetFinder | None = None,
+    breaks: bool = False,
 ) -> ParsedBody:
     """Return a series intro (its `index.md` body) as rich text in `ParsedBody.html`.
 
     The intro allows bold, italic, code and links; headings become bold lines,
     list items lines, and other blocks are dropped with a warning.
     """
-    return _BodyParser(text, first_line, title, base_dir, finder, intro=True).parse()
+    return _BodyParser(
+        text, first_line, title, base_dir, finder, intro=True, breaks=breaks
+    ).parse()
 
 
 def _same_title(a: str, b: str) -> bool:
@@ -106,6 +111,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         finder: AssetFinder | None,
         *,
         intro: bool = False,
+        breaks: bool = False,
     ) -> None:
         self.first_line = first_line
         self.title = title
@@ -117,12 +123,16 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             links=self.result.links, warnings=self.result.warnings
         )
         self.inline = InlineConverter(
-            self.collector, **({"features": INTRO_FEATURES} if intro else {})
+            self.collector,
+            breaks=breaks,
+            **({"features": INTRO_FEATURES} if intro else {}),
         )
         self.source_lines = text.split("\n")
         self.regions: dict[int, Region] = {}
         self.env: dict = {}  # markdown-it's, for the footnotes it saw
         self.tokens = self._parse_with_regions(text)
+        # Lines a Markdown block must end with "\\" to keep the author's breaks.
+        self.hard_lines = soft_break_lines(self.tokens) if breaks else set()
         self.footnotes: dict[str, tuple[int, int]] = {}
         self.prose: list[str] = []
         self.prose_line = first_line

@@ -1,7 +1,16 @@
 """Prose comes in as the author's site showed it: emphasis, emoji, footnotes, breaks."""
 
+import re
+import shutil
 import textwrap
+from io import StringIO
 
+import pytest
+from bs4 import BeautifulSoup
+from django.core.management import call_command
+
+from blog.models import ArchivePage, PostPage, TagIndexPage
+from tests.vault.importer.conftest import FIXTURES
 from vault.importer.blocks import parse_body
 
 
@@ -43,3 +52,165 @@ def test_emoji_shortcodes_become_emoji_and_icons_are_dropped_with_a_warning():
         "<p>⚠️ 先读这一节 📖</p><p>收件箱  在右上角，<code>:rocket:</code> 不变。</p>"
     ]
     assert messages(body) == [("icon shortcode dropped: :fontawesome-solid-inbox:", 3)]
+
+
+# Line breaks ---------------------------------------------------------------
+
+
+def copy_fixture(name, tmp_path):
+    root = tmp_path / name
+    shutil.copytree(FIXTURES / name, root)
+    return root
+
+
+def post_body(source_path):
+    return PostPage.objects.get(source_path=source_path).body
+
+
+def body_values(source_path):
+    """Return (type, value) per block; runs of whitespace count as one space."""
+    return [
+        (
+            block.block_type,
+            " ".join(str(block.block.get_prep_value(block.value)).split()),
+        )
+        for block in post_body(source_path)
+    ]
+
+
+def rendered(source_path):
+    page = PostPage.objects.get(source_path=source_path)
+    html = "".join(str(block.render(context={"page": page})) for block in page.body)
+    return BeautifulSoup(html, "html.parser")
+
+
+def lines_of(element):
+    """Return the text of ``element`` split at its <br> elements."""
+    for br in element.find_all("br"):
+        br.replace_with("\x00")
+    lines = [" ".join(line.split()) for line in element.get_text().split("\x00")]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return lines
+
+
+@pytest.mark.django_db
+def test_an_obsidian_vault_keeps_single_newlines_as_line_breaks(run_import, tmp_path):
+    vault = copy_fixture("obsidian", tmp_path)
+
+    result = run_import(vault)
+
+    assert result.error is None, result.out
+    assert (
+        "Line breaks: on (Obsidian vault (strict line breaks off)); a single "
+        "newline in a paragraph is a line break." in result.out
+    )
+    soup = rendered("读书/清单.md")
+    paragraphs = soup.find_all("p")
+    assert lines_of(paragraphs[0]) == [
+        "要带的东西：",
+        "笔记本",
+        "充电器",
+        "雨伞（可能下雨）",
+    ]
+    assert paragraphs[0].find("strong") or paragraphs[0].find("b")
+    items = soup.find("ul").find_all("li")
+    assert lines_of(items[0]) == [
+        "周一",
+        "复习 CUDA 的 warp 调度",
+        "写完 GEMM 的 tiling",
+    ]
+    assert lines_of(soup.find("blockquote")) == ["慢慢来，", "比较快。"]
+    # A newline inside code or math is no line break.
+    code_line = next(p for p in paragraphs if p.find("code"))
+    assert code_line.find("code").get_text() == "a b"
+    assert not code_line.find("br")
+
+
+@pytest.mark.django_db
+def test_a_markdown_block_keeps_the_breaks_with_hard_break_syntax(run_import, tmp_path):
+    vault = copy_fixture("obsidian", tmp_path)
+
+    run_import(vault)
+
+    sources = [b.value for b in post_body("读书/清单.md") if b.block_type == "markdown"]
+    assert sources == [
+        "带脚注的一行[^1]\\\n和它的下一行。\n\n[^1]: 脚注第一行\\\n    脚注第二行"
+    ]
+    block = rendered("读书/清单.md").find(class_="footnotes").parent
+    assert lines_of(block.find("p")) == ["带脚注的一行[1]", "和它的下一行。"]
+    assert lines_of(block.find(class_="footnotes").find("p")) == [
+        "脚注第一行",
+        "脚注第二行 ↩︎",
+    ]
+
+
+@pytest.mark.django_db
+def test_strict_line_breaks_or_no_breaks_join_the_lines(run_import, tmp_path):
+    vault = copy_fixture("obsidian", tmp_path)
+    (vault / ".obsidian" / "app.json").write_text('{"strictLineBreaks": true}')
+
+    result = run_import(vault)
+
+    assert "Line breaks: off (Obsidian vault with strictLineBreaks on)" in result.out
+    assert not rendered("读书/清单.md").find("p").find("br")
+
+    result = run_import(vault, "--breaks")
+    assert "Line breaks: on (--breaks)" in result.out
+    assert re.search(r"^updated +1 ", result.out, re.M)  # the option changes the page
+    assert rendered("读书/清单.md").find("p").find("br")
+
+
+@pytest.mark.django_db
+def test_mkdocs_nl2br_turns_line_breaks_on(run_import, tmp_path):
+    site = copy_fixture("mkdocs-site", tmp_path)
+
+    result = run_import(site / "docs")
+
+    assert result.error is None, result.out
+    assert "Line breaks: on (mkdocs.yml enables nl2br)" in result.out
+    assert lines_of(rendered("poem.md").find("p")) == [
+        "床前明月光",
+        "疑是地上霜",
+        "举头望明月",
+        "低头思故乡",
+    ]
+
+
+@pytest.mark.django_db
+def test_mkdocs_without_nl2br_and_a_plain_folder_join_the_lines(run_import, tmp_path):
+    site = copy_fixture("mkdocs-site", tmp_path)
+    config = site / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - nl2br\n", ""))
+
+    result = run_import(site / "docs")
+
+    assert "Line breaks: off (mkdocs.yml does not enable nl2br)" in result.out
+    assert not rendered("poem.md").find("p").find("br")
+    config.unlink()
+    result = run_import(site / "docs", "--dry-run")
+    assert "Line breaks: off (no .obsidian/ or mkdocs.yml: CommonMark)" in result.out
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("option", ["--breaks", "--no-breaks"])
+def test_line_breaks_survive_export_and_import_whatever_the_option(
+    run_import, tmp_path, home, option
+):
+    vault = copy_fixture("obsidian", tmp_path)
+    run_import(vault)
+    before = body_values("读书/清单.md")
+    out = tmp_path / "export"
+    call_command("export_markdown", str(out), stdout=StringIO())
+    for page in home.get_children():
+        if not isinstance(page.specific, TagIndexPage | ArchivePage):
+            page.delete()
+
+    result = run_import(out, option)
+
+    assert result.error is None, result.out
+    after = body_values("读书/清单.md")
+    assert after == before
+    assert any("<br/>" in str(value) for _, value in after)
