@@ -27,7 +27,14 @@ from rendering import LANGUAGES, normalise_language, parse_line_spec
 
 from .assets import AssetFinder
 from .containers import EDGE_BREAKS, ContainerMixin
-from .inline import INTRO_FEATURES, Collector, DisplayMath, InlineConverter, html_attrs
+from .inline import (
+    INTRO_FEATURES,
+    Collector,
+    DisplayMath,
+    InlineConverter,
+    escape_text,
+    html_attrs,
+)
 from .parsed import Block, Formula, ImageSlot, ParsedBody
 from .rawhtml import (
     DEFAULT_FIGURE_HEIGHT,
@@ -50,6 +57,7 @@ _FENCE_TITLE = re.compile(
     r"""\b(?:title|filename|file)\s*=\s*(?:"([^"]*)"|'([^']*)'|(\S+))"""
 )
 _FENCE_LINES = re.compile(r"\{([\d,\s-]+)\}")
+_UNDEFINED_NOTE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _FENCE_HL = re.compile(r"""\bhl_lines\s*=\s*(?:"([^"]*)"|'([^']*)'|(\S+))""")
 _FENCE_NOLINENOS = re.compile(
     r"\bnolinenos\b|\b(?:linenos|showLineNumbers|numberLines)\s*=\s*(?:false|0)\b",
@@ -134,6 +142,10 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         # Lines a Markdown block must end with "\\" to keep the author's breaks.
         self.hard_lines = soft_break_lines(self.tokens) if breaks else set()
         self.footnotes: dict[str, tuple[int, int]] = {}
+        self.empty_notes: set[str] = set()  # defined as `[^x]:` and nothing else
+        self.note_tokens: dict[str, list[Token]] = {}
+        self.shown_notes: set[str] = set()  # definitions a Markdown block holds
+        self.heading_notes: dict[str, int] = {}  # label -> line of the heading
         self.prose: list[str] = []
         self.prose_line = first_line
         self.pending_label = ""
@@ -148,6 +160,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         i = 0
         while i < len(nodes):
             i = self._node(nodes, i)
+        self._heading_notes()
         self._flush()
         # markdown-it drops definitions nothing refers to; say so.
         refs = self.env.get("footnotes", {}).get("refs", {})
@@ -290,6 +303,12 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                         formulas.append(Formula(child.content, True, line))
                     elif child.type == "shortcode_icon":
                         self._warn(f"icon shortcode dropped: {child.markup}", line)
+                    elif child.type == "text" and "[^" in child.content:
+                        for label in _UNDEFINED_NOTE.findall(child.content):
+                            self._warn(
+                                f"footnote [^{label}] has no definition; kept as text",
+                                line,
+                            )
                     line += child.content.count("\n")
                     if child.type in ("softbreak", "hardbreak"):
                         line += 1
@@ -301,12 +320,53 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         for token in self.tokens:
             if token.type == "footnote_open":
                 label, start, end = token.meta.get("label"), 10**9, -1
+                self.note_tokens[label] = []
             elif token.type == "footnote_close" and label is not None:
                 if end >= 0:
                     self.footnotes[label] = (start, end)
+                elif (found := self._definition_line(label)) is not None:
+                    self.footnotes[label] = (found, found + 1)
+                    self.empty_notes.add(label)
                 label = None
-            elif label is not None and token.map:
-                start, end = min(start, token.map[0]), max(end, token.map[1])
+            elif label is not None:
+                self.note_tokens[label].append(token)
+                if token.map:
+                    start, end = min(start, token.map[0]), max(end, token.map[1])
+
+    def _definition_line(self, label: str) -> int | None:
+        """Return the 0-based line defining footnote ``label``, or None."""
+        return next(
+            (
+                n
+                for n, text in enumerate(self.source_lines)
+                if text.lstrip().startswith(f"[^{label}]:")
+            ),
+            None,
+        )
+
+    def _heading_notes(self) -> None:
+        """Show after the body the notes headings refer to, as ``[label] text``.
+
+        A heading is plain text and cannot hold a footnote: it keeps the marker
+        ``[label]`` (see `InlineConverter.text`), and the note is not lost.
+        """
+        for label, line in self.heading_notes.items():
+            if label in self.shown_notes:
+                continue
+            inlines = [
+                token
+                for token in self.note_tokens.get(label, ())
+                if token.type == "inline"
+            ]
+            if not inlines:
+                self._warn(f"footnote [^{label}] in a heading has no text", line)
+                continue
+            for index, token in enumerate(inlines):
+                at = self._line(token)
+                pieces = self.inline.pieces(token.children or [], at, token.content)
+                if index == 0:
+                    pieces.insert(0, escape_text(f"[{label}] "))
+                self._pieces(pieces, at)
 
     # Prose -------------------------------------------------------------------
 
@@ -314,6 +374,8 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         level = int(node[0].tag[1])
         text = self.inline.text(node[1].children or [], node[1].content)
         line = self._line(node[0])
+        for label in self._footnote_labels(node):
+            self.heading_notes.setdefault(label, line)
         if level == 1 and not self.h1_seen:
             self.h1_seen = True
             if self.title is None:

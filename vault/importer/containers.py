@@ -265,6 +265,9 @@ class ContainerMixin:
             if label in self.footnotes:
                 first, last = self.footnotes[label]
                 parts.append(self._source(first, last))
+                self.shown_notes.add(label)
+                if label in self.empty_notes:
+                    self._warn(f"footnote [^{label}] has an empty definition", line)
             else:
                 self._warn(f"footnote [^{label}] has no definition", line)
         for token in walk_children(node):

@@ -314,6 +314,9 @@ class InlineConverter:
                 parts.append(f"${token.content.strip()}$")
             elif kind == "image":
                 parts.append(token.content)
+            elif kind == "footnote_ref":
+                # Plain text holds no footnote: a marker, the note shown elsewhere.
+                parts.append(f"[{token.meta.get('label', '')}]")
         return "".join(parts).strip()
 
 

@@ -10,6 +10,7 @@ from bs4 import BeautifulSoup
 from django.core.management import call_command
 
 from blog.models import ArchivePage, PostPage, TagIndexPage
+from rendering import render_markdown
 from tests.vault.importer.conftest import FIXTURES
 from vault.importer.blocks import parse_body
 
@@ -214,3 +215,61 @@ def test_line_breaks_survive_export_and_import_whatever_the_option(
     after = body_values("读书/清单.md")
     assert after == before
     assert any("<br/>" in str(value) for _, value in after)
+
+
+# Footnotes -----------------------------------------------------------------
+
+
+NOTES = """
+    ## 背景[^paper]
+
+    正文引用[^body]，再引用一次标题里的[^shared]。
+
+    ### 方法 **A**[^method] 与 B[^shared]
+
+    用了 DDP[^ddp]。
+
+    [^paper]: 来自 2019 年的论文。
+    [^body]: 正文的脚注。
+    [^shared]: 标题和正文共用。
+    [^method]: 方法的 **出处**，见
+        第二段。
+    [^ddp]:
+    """
+
+
+def test_a_footnote_in_a_heading_keeps_a_marker_and_its_note_follows_the_body():
+    body = parse(NOTES)
+
+    assert values(body, "heading") == [
+        {"text": "背景[paper]", "level": "h2"},
+        {"text": "方法 A[method] 与 B[shared]", "level": "h3"},
+    ]
+    # Notes only headings refer to come after the body, in heading order.
+    assert body.blocks[-1].type == "paragraph"
+    assert body.blocks[-1].value == (
+        "<p>[paper] 来自 2019 年的论文。</p><p>[method] 方法的 <b>出处</b>，见\n第二段。</p>"
+    )
+
+
+def test_every_footnote_reference_and_definition_survives():
+    body = parse(NOTES)
+
+    markdown = values(body, "markdown")
+    assert markdown[0] == (
+        "正文引用[^body]，再引用一次标题里的[^shared]。\n\n"
+        "[^body]: 正文的脚注。\n\n[^shared]: 标题和正文共用。"
+    )
+    # An empty definition is kept, so the reference renders as a footnote.
+    assert markdown[1] == "用了 DDP[^ddp]。\n\n[^ddp]:"
+    html = render_markdown(markdown[1])
+    assert "[^ddp]" not in html and 'class="footnote-ref"' in html
+    assert messages(body) == [("footnote [^ddp] has an empty definition", 7)]
+
+
+def test_a_reference_without_any_definition_is_named_in_a_warning():
+    body = parse("见注释[^missing]，代码 `[^x]` 不算。\n")
+
+    assert messages(body) == [
+        ("footnote [^missing] has no definition; kept as text", 1)
+    ]
