@@ -23,7 +23,13 @@ from typing import Any
 
 from markdown_it.token import Token
 
-from rendering import LANGUAGES, normalise_language, parse_line_spec
+from rendering import (
+    HEADING_MAX_LENGTH,
+    LANGUAGE_ALIASES,
+    language_choices,
+    normalise_language,
+    parse_line_spec,
+)
 
 from .assets import AssetFinder
 from .containers import EDGE_BREAKS, ContainerMixin
@@ -48,7 +54,10 @@ from .tokens import parse_markdown, soft_break_lines, split_nodes
 
 __all__ = ["REGION_READERS", "ImageSlot", "ParsedBody", "parse_body", "parse_intro"]
 
-LANGUAGE_NAMES = frozenset(alias for alias, _ in LANGUAGES)
+LANGUAGE_NAMES = frozenset(alias for alias, _ in language_choices())
+_TEXT_NAMES = frozenset(
+    {"text"} | {name for name, alias in LANGUAGE_ALIASES.items() if alias == "text"}
+)
 MATH_BLOCKS = frozenset({"math_block", "amsmath"})
 
 _CAPTION = re.compile(r"Table[:：]\s*\S", re.IGNORECASE)
@@ -388,10 +397,16 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         if self.intro:
             self._add_prose(f"<p><b>{html.escape(text, quote=False)}</b></p>", line)
             return
-        if len(text) > 255:
-            self._warn("heading longer than 255 characters; shortened", line)
+        if len(text) > HEADING_MAX_LENGTH:
+            self._warn(
+                f"heading longer than {HEADING_MAX_LENGTH} characters; "
+                "imported as a bold paragraph",
+                line,
+            )
+            self._add_prose(f"<p><b>{html.escape(text, quote=False)}</b></p>", line)
+            return
         tag = "h2" if level <= 2 else "h3" if level == 3 else "h4"
-        self._emit("heading", {"text": text[:255], "level": tag}, line)
+        self._emit("heading", {"text": text, "level": tag}, line)
 
     def _paragraph(self, node: list[Token], previous: str) -> None:
         inline = node[1]
@@ -477,11 +492,10 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             self._math(token.content, label, line)
             return
         language = normalise_language(written)
-        if language not in LANGUAGE_NAMES:
-            if written:
-                self._warn(
-                    f"code language {written!r} is not offered; imported as text", line
-                )
+        key = written.strip().lower().lstrip(".")
+        if language not in LANGUAGE_NAMES or (language == "text" and key):
+            if key and key not in _TEXT_NAMES:
+                self._warn(f"unknown code language {written!r}; imported as text", line)
             language = "text"
         title = _first_group(_FENCE_TITLE.search(info))
         spec = ""

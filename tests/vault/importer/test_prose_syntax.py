@@ -9,6 +9,8 @@ import pytest
 from bs4 import BeautifulSoup
 from django.core.management import call_command
 
+from blog.blocks.code import CodeBlock
+from blog.blocks.prose import HeadingBlock
 from blog.models import ArchivePage, PostPage, TagIndexPage
 from rendering import render_markdown
 from tests.vault.importer.conftest import FIXTURES
@@ -273,3 +275,58 @@ def test_a_reference_without_any_definition_is_named_in_a_warning():
     assert messages(body) == [
         ("footnote [^missing] has no definition; kept as text", 1)
     ]
+
+
+# Headings and code languages ------------------------------------------------
+
+
+def test_a_long_heading_is_kept_whole():
+    heading = (
+        "为什么 " + "共享内存的 bank conflict 会让吞吐下降，" * 12 + "以及如何避免"
+    )
+    body = parse(f"## {heading}\n\n正文。\n")
+
+    assert values(body, "heading") == [{"text": heading, "level": "h2"}]
+    assert len(heading) > 255
+    assert body.warnings == []
+    block = HeadingBlock()
+    value = block.clean(block.to_python(values(body, "heading")[0]))
+    anchor = BeautifulSoup(block.render(value), "html.parser").find("h2")["id"]
+    assert len(anchor) <= 80 and heading.startswith("为什么 ")
+
+
+def test_a_heading_beyond_the_limit_becomes_a_bold_paragraph_with_a_warning():
+    text = "很长" * 600
+    body = parse(f"### {text}\n")
+
+    assert values(body, "paragraph") == [f"<p><b>{text}</b></p>"]
+    assert messages(body) == [
+        ("heading longer than 1000 characters; imported as a bold paragraph", 1)
+    ]
+
+
+def test_any_language_pygments_knows_is_kept_and_highlighted():
+    body = parse(
+        """
+        ```cypher
+        MATCH (n:Paper)-[:CITES]->(m) RETURN m
+        ```
+
+        ```Thrift title="user.thrift"
+        struct User { 1: string name }
+        ```
+
+        ```klingon
+        nuq
+        ```
+        """
+    )
+
+    languages = [value["language"] for value in values(body, "code")]
+    assert languages == ["cypher", "thrift", "text"]
+    assert messages(body) == [("unknown code language 'klingon'; imported as text", 9)]
+    block = CodeBlock()
+    value = block.clean(block.to_python(values(body, "code")[0]))
+    html = str(block.render(value))
+    assert 'class="language-cypher"' in html
+    assert BeautifulSoup(html, "html.parser").select("code span.k")
