@@ -99,6 +99,6 @@ def line_breaks(root: Path) -> Choice:
                 isinstance(settings, dict) and settings.get("strictLineBreaks") is True
             )
         if strict:
-            return Choice(False, "Obsidian vault with strictLineBreaks on")
-        return Choice(True, "Obsidian vault (strict line breaks off)")
+            return Choice(False, "Obsidian vault, strictLineBreaks on")
+        return Choice(True, "Obsidian vault, strict line breaks off")
     return Choice(False, "no .obsidian/ or mkdocs.yml: CommonMark")

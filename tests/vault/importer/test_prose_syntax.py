@@ -107,7 +107,7 @@ def test_an_obsidian_vault_keeps_single_newlines_as_line_breaks(run_import, tmp_
 
     assert result.error is None, result.out
     assert (
-        "Line breaks: on (Obsidian vault (strict line breaks off)); a single "
+        "Line breaks: on (Obsidian vault, strict line breaks off); a single "
         "newline in a paragraph is a line break." in result.out
     )
     soup = rendered("读书/清单.md")
@@ -157,7 +157,7 @@ def test_strict_line_breaks_or_no_breaks_join_the_lines(run_import, tmp_path):
 
     result = run_import(vault)
 
-    assert "Line breaks: off (Obsidian vault with strictLineBreaks on)" in result.out
+    assert "Line breaks: off (Obsidian vault, strictLineBreaks on)" in result.out
     assert not rendered("读书/清单.md").find("p").find("br")
 
     result = run_import(vault, "--breaks")
