@@ -32,7 +32,30 @@ def cases():
                     f"前{left}{marker}{inner}{marker}{right}后",
                     inner,
                 )
+            for pair in PAIRS:  # punctuation outside the markers, and both
+                yield (
+                    marker,
+                    tag,
+                    where,
+                    f"{left}{pair[0]}{marker}重点{marker}{pair[1]}",
+                    "重点",
+                )
+                inner = "「重点」"
+                yield (
+                    marker,
+                    tag,
+                    where,
+                    f"{pair[0]}{marker}{inner}{marker}{pair[1]}",
+                    inner,
+                )
             for mark in SINGLES:
+                yield (
+                    marker,
+                    tag,
+                    where,
+                    f"前{left}{mark}{marker}重点{marker}{mark}{right}",
+                    "重点",
+                )
                 inner = f"重点{mark}"
                 yield (
                     marker,
