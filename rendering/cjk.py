@@ -3,7 +3,7 @@
 CommonMark decides whether ``**`` opens or closes emphasis from the characters
 on either side, and fails on ``**强领导者（Strong Leader）**驱动``: the closing run
 follows punctuation and precedes a letter. The CommonMark CJK-friendly amendment
-(github.com/tats-u/markdown-cjk-friendly) counts CJK punctuation as neither
+(the markdown-cjk-friendly proposal) counts CJK punctuation as neither
 punctuation nor whitespace there; text with no CJK parses as before. This is that
 rule for ``*``, ``_`` and ``~~``.
 """

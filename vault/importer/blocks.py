@@ -59,6 +59,8 @@ _TEXT_NAMES = frozenset(
     {"text"} | {name for name, alias in LANGUAGE_ALIASES.items() if alias == "text"}
 )
 MATH_BLOCKS = frozenset({"math_block", "amsmath"})
+# A footnote reference markdown-it left as text: its label has no definition.
+_UNDEFINED_NOTE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 
 _CAPTION = re.compile(r"Table[:：]\s*\S", re.IGNORECASE)
 _CAPTION_PREFIX = re.compile(r"^Table[:：]\s*", re.IGNORECASE)
@@ -66,7 +68,6 @@ _FENCE_TITLE = re.compile(
     r"""\b(?:title|filename|file)\s*=\s*(?:"([^"]*)"|'([^']*)'|(\S+))"""
 )
 _FENCE_LINES = re.compile(r"\{([\d,\s-]+)\}")
-_UNDEFINED_NOTE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _FENCE_HL = re.compile(r"""\bhl_lines\s*=\s*(?:"([^"]*)"|'([^']*)'|(\S+))""")
 _FENCE_NOLINENOS = re.compile(
     r"\bnolinenos\b|\b(?:linenos|showLineNumbers|numberLines)\s*=\s*(?:false|0)\b",
