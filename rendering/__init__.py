@@ -5,11 +5,17 @@ functions, and tests run them without settings or a database.
 """
 
 from .cache import RENDERER_VERSION, RenderStore, get_store, memoize, set_store
-from .headings import slugify_anchor, unique_anchors
+from .headings import (
+    ANCHOR_MAX_LENGTH,
+    HEADING_MAX_LENGTH,
+    slugify_anchor,
+    unique_anchors,
+)
 from .highlight import (
     LANGUAGE_ALIASES,
     LANGUAGES,
     highlight,
+    language_choices,
     normalise_language,
     parse_line_spec,
     pygments_css,
@@ -24,6 +30,8 @@ from .markdown import markdown_headings, markdown_math_errors, render_markdown
 from .math import MathError, check_math, katex_version, render_math, render_math_safe
 
 __all__ = [
+    "ANCHOR_MAX_LENGTH",
+    "HEADING_MAX_LENGTH",
     "LANGUAGES",
     "LANGUAGE_ALIASES",
     "RENDERER_VERSION",
@@ -35,6 +43,7 @@ __all__ = [
     "highlight",
     "inline_math_errors",
     "katex_version",
+    "language_choices",
     "markdown_headings",
     "markdown_math_errors",
     "memoize",

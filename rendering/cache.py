@@ -27,7 +27,7 @@ from typing import Any, ParamSpec, Protocol, runtime_checkable
 logger = logging.getLogger(__name__)
 
 # Bump when the HTML our own code wraps around renderer output changes.
-SCHEMA = 2
+SCHEMA = 3
 
 DEFAULT_MAX_ENTRIES = 4096
 
@@ -62,6 +62,7 @@ RENDERER_VERSION = "-".join(
         f"pygments{_package_version('Pygments')}",
         f"mdit{_package_version('markdown-it-py')}",
         f"mditp{_package_version('mdit-py-plugins')}",
+        f"emoji{_package_version('emoji')}",
     ]
 )
 

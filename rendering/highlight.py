@@ -15,12 +15,13 @@ from collections.abc import Sequence
 
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
+from pygments.lexers import find_lexer_class_by_name, get_all_lexers, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from .cache import memoize
 
-# (Pygments lexer alias, label) for the admin's language chooser.
+# (Pygments lexer alias, label): the languages the admin's chooser offers first.
+# Every other language Pygments knows follows (see `language_choices`).
 LANGUAGES: list[tuple[str, str]] = [
     ("cuda", "CUDA"),
     ("cpp", "C++"),
@@ -115,21 +116,58 @@ LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
 
 
+@functools.cache
+def _lexer_aliases() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Return {first alias: (name, aliases)} for every lexer Pygments ships."""
+    return {
+        aliases[0]: (name, tuple(aliases))
+        for name, aliases, _, _ in get_all_lexers(plugins=False)
+        if aliases
+    }
+
+
+@functools.cache
+def language_choices() -> list[tuple[str, str]]:
+    """Return (alias, label) for every language: LANGUAGES, then Pygments' others.
+
+    Each Pygments lexer appears once, under its curated alias or else its first
+    one; the others are sorted by name.
+    """
+    curated = {find_lexer_class_by_name(alias).name for alias, _ in LANGUAGES}
+    rest = sorted(
+        (
+            (first, name)
+            for first, (name, _) in _lexer_aliases().items()
+            if name not in curated
+        ),
+        key=lambda item: (item[1].casefold(), item[0]),
+    )
+    return [*LANGUAGES, *rest]
+
+
+@functools.cache
+def _choice_by_alias() -> dict[str, str]:
+    """Return the `language_choices` value for every alias Pygments knows."""
+    curated = {find_lexer_class_by_name(alias).name: alias for alias, _ in LANGUAGES}
+    choice: dict[str, str] = {}
+    for first, (name, aliases) in _lexer_aliases().items():
+        for alias in aliases:
+            choice.setdefault(alias.lower(), curated.get(name, first))
+    return choice
+
+
 @functools.lru_cache(maxsize=512)
 def normalise_language(name: str) -> str:
-    """Return the Pygments alias to use for a language name an author wrote.
+    """Return the language choice to use for a language name an author wrote.
 
-    Known shorthands map through LANGUAGE_ALIASES; other names Pygments knows are
-    kept (lowercased); anything else becomes ``text``.
+    Known shorthands map through LANGUAGE_ALIASES; any other name or alias
+    Pygments knows maps to its lexer's entry in `language_choices` (``cypher`` and
+    ``thrift`` are kept, ``py2`` gives ``python2``); anything else is ``text``.
     """
     key = name.strip().lower().lstrip(".")
     if key in LANGUAGE_ALIASES:
         return LANGUAGE_ALIASES[key]
-    try:
-        get_lexer_by_name(key)
-    except ClassNotFound:
-        return "text"
-    return key
+    return _choice_by_alias().get(key, "text")
 
 
 _LINE_ITEM = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")

@@ -21,9 +21,11 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
 from .cache import memoize
+from .cjk import cjk_emphasis_plugin
 from .headings import unique_anchors
 from .highlight import highlight, parse_line_spec
 from .math import check_math, render_math_safe
+from .shortcodes import emoji_plugin
 
 # Canonical callout types, then what Obsidian and GitHub also accept.
 CALLOUT_TYPES: dict[str, str] = {
@@ -324,6 +326,8 @@ def _build() -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(math_plugin)
+    md.use(cjk_emphasis_plugin)
+    md.use(emoji_plugin)
     md.core.ruler.after("block", "callouts", _callouts)
     md.core.ruler.after("inline", "heading_anchors", _heading_anchors)
     for name in _MATH_TOKENS:

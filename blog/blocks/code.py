@@ -5,9 +5,9 @@ from django.utils.safestring import mark_safe
 from wagtail import blocks
 
 from rendering import (
-    LANGUAGES,
     check_math,
     highlight,
+    language_choices,
     parse_line_spec,
     render_math_safe,
 )
@@ -22,10 +22,16 @@ from .base import (
 )
 
 
+def code_languages() -> list[tuple[str, str]]:
+    """Return the code block's language choices (a callable, so migrations name it)."""
+    return language_choices()
+
+
 class CodeBlock(blocks.StructBlock):
     """Source code highlighted by Pygments on the server."""
 
-    language = blocks.ChoiceBlock(label="语言", choices=LANGUAGES, default="cuda")
+    # Curated languages first, then every other one Pygments knows.
+    language = blocks.ChoiceBlock(label="语言", choices=code_languages, default="cuda")
     filename = blocks.CharBlock(
         label="文件名",
         required=False,
@@ -92,7 +98,7 @@ class CodeBlock(blocks.StructBlock):
             lines = parse_line_spec(spec) if spec.strip() else []
         except ValueError:
             lines = []  # Stored before validation existed: show the code anyway.
-        context["language_label"] = dict(LANGUAGES).get(
+        context["language_label"] = dict(code_languages()).get(
             value["language"], value["language"]
         )
         # Pygments escapes the source.

@@ -6,6 +6,7 @@ from wagtail import blocks
 from wagtail.contrib.table_block.blocks import TableBlock as WagtailTableBlock
 
 from rendering import (
+    HEADING_MAX_LENGTH,
     inline_math_errors,
     markdown_math_errors,
     render_inline_html,
@@ -32,7 +33,10 @@ from .base import (
 class HeadingBlock(blocks.StructBlock):
     """A section heading (h2–h4) with a stable anchor for links and the TOC."""
 
-    text = blocks.CharBlock(label="标题文字", max_length=255, help_text=MATH_HELP)
+    # Long enough for any heading authors write; its anchor is shortened instead.
+    text = blocks.CharBlock(
+        label="标题文字", max_length=HEADING_MAX_LENGTH, help_text=MATH_HELP
+    )
     level = blocks.ChoiceBlock(
         label="级别", choices=[("h2", "H2"), ("h3", "H3"), ("h4", "H4")], default="h2"
     )

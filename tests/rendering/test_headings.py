@@ -1,6 +1,6 @@
 import pytest
 
-from rendering import slugify_anchor, unique_anchors
+from rendering import ANCHOR_MAX_LENGTH, slugify_anchor, unique_anchors
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,23 @@ def test_unique_anchors_are_always_distinct():
 
     assert len(set(anchors)) == len(texts)
     assert anchors[0] == "x"
+
+
+def test_a_long_heading_gets_a_short_anchor_cut_at_a_word():
+    words = " ".join(f"word{n}" for n in range(60))
+    anchor = slugify_anchor(words)
+
+    assert len(anchor) <= ANCHOR_MAX_LENGTH
+    assert words.replace(" ", "-").startswith(anchor + "-")
+    chinese = "很长的标题" * 40
+    assert slugify_anchor(chinese) == chinese[:ANCHOR_MAX_LENGTH]
+
+
+def test_long_headings_sharing_a_beginning_get_distinct_anchors():
+    first = "共享内存" * 30 + "的第一种用法"
+    second = "共享内存" * 30 + "的第二种用法"
+
+    anchors = unique_anchors([first, second])
+
+    assert anchors[0] != anchors[1]
+    assert all(len(anchor) <= 90 for anchor in anchors)

@@ -20,6 +20,7 @@ from typing import Protocol
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
 
 from rendering import find_inline_math
+from rendering.shortcodes import emoji_for, is_icon
 
 
 class Resolver(Protocol):
@@ -116,6 +117,21 @@ def _escape_literal(text: str) -> str:
     return "".join(out)
 
 
+_SHORTCODE = re.compile(r"(?<![\\A-Za-z0-9:/]):([A-Za-z0-9_+\-]{1,64}):")
+
+
+def _escape_shortcodes(markdown: str) -> str:
+    """Escape ``:name:`` that the importer would read as an emoji or an icon."""
+    return _SHORTCODE.sub(
+        lambda m: (
+            "\\" + m.group(0)
+            if emoji_for(m.group(1)) or is_icon(m.group(1))
+            else m.group(0)
+        ),
+        markdown,
+    )
+
+
 def escape_text(text: str) -> str:
     """Return plain ``text`` as Markdown inline source that reads back the same.
 
@@ -126,7 +142,7 @@ def escape_text(text: str) -> str:
     out = []
     pos = 0
     for formula in find_inline_math(text):
-        out.append(_escape_literal(text[pos : formula.start]))
+        out.append(_escape_shortcodes(_escape_literal(text[pos : formula.start])))
         source = text[formula.start : formula.end]
         if (
             source.startswith("$")
@@ -136,7 +152,7 @@ def escape_text(text: str) -> str:
             source = "$" + _escape_literal(source[1:-1]) + "$"
         out.append(source)
         pos = formula.end
-    out.append(_escape_literal(text[pos:]))
+    out.append(_escape_shortcodes(_escape_literal(text[pos:])))
     return "".join(out)
 
 

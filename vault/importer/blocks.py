@@ -23,11 +23,24 @@ from typing import Any
 
 from markdown_it.token import Token
 
-from rendering import LANGUAGES, normalise_language, parse_line_spec
+from rendering import (
+    HEADING_MAX_LENGTH,
+    LANGUAGE_ALIASES,
+    language_choices,
+    normalise_language,
+    parse_line_spec,
+)
 
 from .assets import AssetFinder
 from .containers import EDGE_BREAKS, ContainerMixin
-from .inline import INTRO_FEATURES, Collector, DisplayMath, InlineConverter, html_attrs
+from .inline import (
+    INTRO_FEATURES,
+    Collector,
+    DisplayMath,
+    InlineConverter,
+    escape_text,
+    html_attrs,
+)
 from .parsed import Block, Formula, ImageSlot, ParsedBody
 from .rawhtml import (
     DEFAULT_FIGURE_HEIGHT,
@@ -37,12 +50,17 @@ from .rawhtml import (
     Region,
 )
 from .report import Issue
-from .tokens import parse_markdown, split_nodes
+from .tokens import parse_markdown, soft_break_lines, split_nodes
 
 __all__ = ["REGION_READERS", "ImageSlot", "ParsedBody", "parse_body", "parse_intro"]
 
-LANGUAGE_NAMES = frozenset(alias for alias, _ in LANGUAGES)
+LANGUAGE_NAMES = frozenset(alias for alias, _ in language_choices())
+_TEXT_NAMES = frozenset(
+    {"text"} | {name for name, alias in LANGUAGE_ALIASES.items() if alias == "text"}
+)
 MATH_BLOCKS = frozenset({"math_block", "amsmath"})
+# A footnote reference markdown-it left as text: its label has no definition.
+_UNDEFINED_NOTE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 
 _CAPTION = re.compile(r"Table[:：]\s*\S", re.IGNORECASE)
 _CAPTION_PREFIX = re.compile(r"^Table[:：]\s*", re.IGNORECASE)
@@ -64,14 +82,16 @@ def parse_body(
     title: str | None = None,
     base_dir: Path | None = None,
     finder: AssetFinder | None = None,
+    breaks: bool = False,
 ) -> ParsedBody:
     """Return the blocks of a post body.
 
     ``first_line`` is the file line the body starts on (after front matter).
     A first ``# H1`` equal to ``title`` is dropped; with ``title`` None the
-    first H1 becomes `ParsedBody.h1` instead.
+    first H1 becomes `ParsedBody.h1` instead. With ``breaks`` a single newline
+    inside a paragraph is a line break (Obsidian's default, MkDocs' nl2br).
     """
-    return _BodyParser(text, first_line, title, base_dir, finder).parse()
+    return _BodyParser(text, first_line, title, base_dir, finder, breaks=breaks).parse()
 
 
 def parse_intro(
@@ -81,13 +101,16 @@ def parse_intro(
     title: str | None = None,
     base_dir: Path | None = None,
     finder: AssetFinder | None = None,
+    breaks: bool = False,
 ) -> ParsedBody:
     """Return a series intro (its `index.md` body) as rich text in `ParsedBody.html`.
 
     The intro allows bold, italic, code and links; headings become bold lines,
     list items lines, and other blocks are dropped with a warning.
     """
-    return _BodyParser(text, first_line, title, base_dir, finder, intro=True).parse()
+    return _BodyParser(
+        text, first_line, title, base_dir, finder, intro=True, breaks=breaks
+    ).parse()
 
 
 def _same_title(a: str, b: str) -> bool:
@@ -106,6 +129,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         finder: AssetFinder | None,
         *,
         intro: bool = False,
+        breaks: bool = False,
     ) -> None:
         self.first_line = first_line
         self.title = title
@@ -117,13 +141,21 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             links=self.result.links, warnings=self.result.warnings
         )
         self.inline = InlineConverter(
-            self.collector, **({"features": INTRO_FEATURES} if intro else {})
+            self.collector,
+            breaks=breaks,
+            **({"features": INTRO_FEATURES} if intro else {}),
         )
         self.source_lines = text.split("\n")
         self.regions: dict[int, Region] = {}
         self.env: dict = {}  # markdown-it's, for the footnotes it saw
         self.tokens = self._parse_with_regions(text)
+        # Lines a Markdown block must end with "\\" to keep the author's breaks.
+        self.hard_lines = soft_break_lines(self.tokens) if breaks else set()
         self.footnotes: dict[str, tuple[int, int]] = {}
+        self.empty_notes: set[str] = set()  # defined as `[^x]:` and nothing else
+        self.note_tokens: dict[str, list[Token]] = {}
+        self.shown_notes: set[str] = set()  # definitions a Markdown block holds
+        self.heading_notes: dict[str, int] = {}  # label -> line of the heading
         self.prose: list[str] = []
         self.prose_line = first_line
         self.pending_label = ""
@@ -138,6 +170,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         i = 0
         while i < len(nodes):
             i = self._node(nodes, i)
+        self._heading_notes()
         self._flush()
         # markdown-it drops definitions nothing refers to; say so.
         refs = self.env.get("footnotes", {}).get("refs", {})
@@ -263,7 +296,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                 lines[k] = ""
 
     def _collect_formulas(self, tokens: Sequence[Token], first_line: int) -> None:
-        """List every formula in ``tokens`` with the file line it is on."""
+        """List every formula in ``tokens`` with its file line; warn for icons."""
         formulas = self.result.formulas
         for token in tokens:
             line = token.map[0] + first_line if token.map else first_line
@@ -278,6 +311,14 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                         formulas.append(Formula(child.content, False, line))
                     elif child.type == "math_inline_double":
                         formulas.append(Formula(child.content, True, line))
+                    elif child.type == "shortcode_icon":
+                        self._warn(f"icon shortcode dropped: {child.markup}", line)
+                    elif child.type == "text" and "[^" in child.content:
+                        for label in _UNDEFINED_NOTE.findall(child.content):
+                            self._warn(
+                                f"footnote [^{label}] has no definition; kept as text",
+                                line,
+                            )
                     line += child.content.count("\n")
                     if child.type in ("softbreak", "hardbreak"):
                         line += 1
@@ -289,12 +330,53 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         for token in self.tokens:
             if token.type == "footnote_open":
                 label, start, end = token.meta.get("label"), 10**9, -1
+                self.note_tokens[label] = []
             elif token.type == "footnote_close" and label is not None:
                 if end >= 0:
                     self.footnotes[label] = (start, end)
+                elif (found := self._definition_line(label)) is not None:
+                    self.footnotes[label] = (found, found + 1)
+                    self.empty_notes.add(label)
                 label = None
-            elif label is not None and token.map:
-                start, end = min(start, token.map[0]), max(end, token.map[1])
+            elif label is not None:
+                self.note_tokens[label].append(token)
+                if token.map:
+                    start, end = min(start, token.map[0]), max(end, token.map[1])
+
+    def _definition_line(self, label: str) -> int | None:
+        """Return the 0-based line defining footnote ``label``, or None."""
+        return next(
+            (
+                n
+                for n, text in enumerate(self.source_lines)
+                if text.lstrip().startswith(f"[^{label}]:")
+            ),
+            None,
+        )
+
+    def _heading_notes(self) -> None:
+        """Show after the body the notes headings refer to, as ``[label] text``.
+
+        A heading is plain text and cannot hold a footnote: it keeps the marker
+        ``[label]`` (see `InlineConverter.text`), and the note is not lost.
+        """
+        for label, line in self.heading_notes.items():
+            if label in self.shown_notes:
+                continue
+            inlines = [
+                token
+                for token in self.note_tokens.get(label, ())
+                if token.type == "inline"
+            ]
+            if not inlines:
+                self._warn(f"footnote [^{label}] in a heading has no text", line)
+                continue
+            for index, token in enumerate(inlines):
+                at = self._line(token)
+                pieces = self.inline.pieces(token.children or [], at, token.content)
+                if index == 0:
+                    pieces.insert(0, escape_text(f"[{label}] "))
+                self._pieces(pieces, at)
 
     # Prose -------------------------------------------------------------------
 
@@ -302,6 +384,8 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         level = int(node[0].tag[1])
         text = self.inline.text(node[1].children or [], node[1].content)
         line = self._line(node[0])
+        for label in self._footnote_labels(node):
+            self.heading_notes.setdefault(label, line)
         if level == 1 and not self.h1_seen:
             self.h1_seen = True
             if self.title is None:
@@ -314,10 +398,16 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         if self.intro:
             self._add_prose(f"<p><b>{html.escape(text, quote=False)}</b></p>", line)
             return
-        if len(text) > 255:
-            self._warn("heading longer than 255 characters; shortened", line)
+        if len(text) > HEADING_MAX_LENGTH:
+            self._warn(
+                f"heading longer than {HEADING_MAX_LENGTH} characters; "
+                "imported as a bold paragraph",
+                line,
+            )
+            self._add_prose(f"<p><b>{html.escape(text, quote=False)}</b></p>", line)
+            return
         tag = "h2" if level <= 2 else "h3" if level == 3 else "h4"
-        self._emit("heading", {"text": text[:255], "level": tag}, line)
+        self._emit("heading", {"text": text, "level": tag}, line)
 
     def _paragraph(self, node: list[Token], previous: str) -> None:
         inline = node[1]
@@ -403,11 +493,10 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             self._math(token.content, label, line)
             return
         language = normalise_language(written)
-        if language not in LANGUAGE_NAMES:
-            if written:
-                self._warn(
-                    f"code language {written!r} is not offered; imported as text", line
-                )
+        key = written.strip().lower().lstrip(".")
+        if language not in LANGUAGE_NAMES or (language == "text" and key):
+            if key and key not in _TEXT_NAMES:
+                self._warn(f"unknown code language {written!r}; imported as text", line)
             language = "text"
         title = _first_group(_FENCE_TITLE.search(info))
         spec = ""

@@ -260,11 +260,14 @@ class ContainerMixin:
             self._warn("a series intro cannot hold this; dropped", line)
             return
         start, end = node[0].map or (0, 0)
-        parts = ["\n".join(self.source_lines[start:end]).strip("\n")]
+        parts = [self._source(start, end)]
         for label in self._footnote_labels(node):
             if label in self.footnotes:
                 first, last = self.footnotes[label]
-                parts.append("\n".join(self.source_lines[first:last]).strip("\n"))
+                parts.append(self._source(first, last))
+                self.shown_notes.add(label)
+                if label in self.empty_notes:
+                    self._warn(f"footnote [^{label}] has an empty definition", line)
             else:
                 self._warn(f"footnote [^{label}] has no definition", line)
         for token in walk_children(node):
@@ -274,6 +277,14 @@ class ContainerMixin:
             ):
                 self._warn("an image inside a Markdown block is not imported", line)
         self._emit("markdown", self._markdown_links("\n\n".join(parts), line), line)
+
+    def _source(self, start: int, end: int) -> str:
+        """Return source lines ``start:end``; a soft break made hard ends in ``\\``."""
+        lines = [
+            text.rstrip(" \t") + "\\" if number in self.hard_lines else text
+            for number, text in enumerate(self.source_lines[start:end], start)
+        ]
+        return "\n".join(lines).strip("\n")
 
     def _markdown_links(self, source: str, line: int) -> str:
         """Replace links to other files in Markdown source with link markers."""

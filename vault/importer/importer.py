@@ -25,6 +25,7 @@ from blog.models import PostPage, SeriesPage
 
 from .assets import AssetFinder, local_part
 from .blocks import parse_body, parse_intro
+from .dialect import Choice, line_breaks
 from .errors import FileFailed, internal_error
 from .fill import body_raw, finish
 from .frontmatter import FrontMatterError, split_document
@@ -63,6 +64,7 @@ class Importer(SaveMixin, PlacesMixin):
         old_url_prefix: str = "",
         progress: Callable[[int, int, str], None] | None = None,
         keep_existing: bool = False,
+        breaks: bool | None = None,
     ) -> None:
         self.source = source
         self.root_dir = source if source.is_dir() else source.parent
@@ -74,6 +76,12 @@ class Importer(SaveMixin, PlacesMixin):
         self.progress = progress
         self.keep_existing = keep_existing
         self.report = Report(dry_run=dry_run)
+        # None: as the vault's own site showed it (see `dialect.line_breaks`).
+        self.breaks = (
+            line_breaks(self.root_dir)
+            if breaks is None
+            else Choice(breaks, "--breaks" if breaks else "--no-breaks")
+        )
         self.finder = AssetFinder(self.root_dir)
         self.images = ImageStore(dry_run=dry_run)
         self.body_block = PostPage._meta.get_field("body").stream_block
@@ -107,6 +115,11 @@ class Importer(SaveMixin, PlacesMixin):
             if self.dry_run:
                 transaction.set_rollback(True)
         self.report.images_created = self.images.created
+        self.report.notes.append(
+            f"Line breaks: {'on' if self.breaks.value else 'off'} "
+            f"({self.breaks.reason}); a single newline in a paragraph "
+            + ("is a line break." if self.breaks.value else "joins the lines.")
+        )
         return self.report
 
     def _tick(self, source: Source) -> None:
@@ -197,6 +210,7 @@ class Importer(SaveMixin, PlacesMixin):
             title=split.front.title or None,
             base_dir=source.path.parent,
             finder=self.finder,
+            breaks=self.breaks.value,
         )
         source.body = body
         source.errors.extend(body.errors)
@@ -274,6 +288,7 @@ class Importer(SaveMixin, PlacesMixin):
             "version": IMPORTER_VERSION,
             "draft": self.draft,
             "old_url_prefix": self.old_url_prefix,
+            "breaks": self.breaks.value,
             "links": [
                 [ref.url, target[0] if target else "", target[1] if target else "", ok]
                 for ref, target, ok in zip(

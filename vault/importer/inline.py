@@ -128,10 +128,15 @@ class InlineConverter:
     """Turn the children of an ``inline`` token into rich text or plain text."""
 
     def __init__(
-        self, collector: Collector, *, features: frozenset[str] = RICH_FEATURES
+        self,
+        collector: Collector,
+        *,
+        features: frozenset[str] = RICH_FEATURES,
+        breaks: bool = False,
     ) -> None:
         self.collector = collector
         self.features = features
+        self.breaks = breaks  # a soft break is a line break, as in Obsidian
 
     # Rich text -----------------------------------------------------------
 
@@ -156,7 +161,8 @@ class InlineConverter:
             if kind == "text":
                 self._text(token.content, line, emit, in_link=bool(links), raw=raw)
             elif kind in ("softbreak", "hardbreak"):
-                if kind == "hardbreak" and "br" in self.features:
+                hard = kind == "hardbreak" or self.breaks
+                if hard and "br" in self.features:
                     emit("<br/>")
                 else:
                     emit("\n")
@@ -308,6 +314,9 @@ class InlineConverter:
                 parts.append(f"${token.content.strip()}$")
             elif kind == "image":
                 parts.append(token.content)
+            elif kind == "footnote_ref":
+                # Plain text holds no footnote: a marker, the note shown elsewhere.
+                parts.append(f"[{token.meta.get('label', '')}]")
         return "".join(parts).strip()
 
 

@@ -9,10 +9,27 @@ import re
 from collections.abc import Iterator, Sequence
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline, newline
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 
+from rendering.cjk import cjk_emphasis_plugin
 from rendering.markdown import math_plugin
+from rendering.shortcodes import emoji_plugin
+
+
+def _newline_with_offset(state: StateInline, silent: bool) -> bool:
+    """Parse a newline as markdown-it does; a soft break keeps its offset in meta.
+
+    The offset is in the inline token's ``content``, so a caller can tell which
+    source line a soft break ends (see `soft_break_lines`).
+    """
+    start = state.pos
+    if not newline(state, silent):
+        return False
+    if not silent and state.tokens and state.tokens[-1].type == "softbreak":
+        state.tokens[-1].meta = {"offset": start}
+    return True
 
 
 def _build() -> MarkdownIt:
@@ -23,6 +40,9 @@ def _build() -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(math_plugin)
+    md.use(cjk_emphasis_plugin)
+    md.use(emoji_plugin)
+    md.inline.ruler.at("newline", _newline_with_offset)
     return md
 
 
@@ -75,3 +95,16 @@ def walk_children(node: Sequence[Token]) -> Iterator[Token]:
     for token in node:
         yield token
         yield from token.children or ()
+
+
+def soft_break_lines(tokens: Sequence[Token]) -> set[int]:
+    """Return the source lines (0-based, of the parsed text) a soft break ends."""
+    lines: set[int] = set()
+    for token in tokens:
+        if token.type != "inline" or not token.map:
+            continue
+        for child in token.children or ():
+            if child.type == "softbreak" and "offset" in (child.meta or {}):
+                offset = child.meta["offset"]
+                lines.add(token.map[0] + token.content.count("\n", 0, offset))
+    return lines

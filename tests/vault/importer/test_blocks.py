@@ -133,7 +133,7 @@ def test_code_fences_keep_language_title_highlights_and_line_numbers():
         pass
         ```
 
-        ```brainfuck
+        ```klingon
         +.
         ```
 
@@ -162,7 +162,7 @@ def test_code_fences_keep_language_title_highlights_and_line_numbers():
     assert values[3]["line_numbers"] is False
     assert values[5]["highlight_lines"] == ""
     messages = [w.message for w in body.warnings]
-    assert "code language 'brainfuck' is not offered; imported as text" in messages
+    assert "unknown code language 'klingon'; imported as text" in messages
     assert any("the code has 1 lines" in m for m in messages)
 
 

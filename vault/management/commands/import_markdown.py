@@ -3,6 +3,7 @@
 The format is docs/markdown-format.md; the work is done by `vault.importer`.
 """
 
+import argparse
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -50,6 +51,14 @@ class Command(BaseCommand):
             "(default: the site root)",
         )
         parser.add_argument(
+            "--breaks",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="a single newline inside a paragraph is a line break, as in "
+            "Obsidian and MkDocs' nl2br (default: read from .obsidian/app.json "
+            "or mkdocs.yml; off for other vaults)",
+        )
+        parser.add_argument(
             "--progress",
             action="store_true",
             help="show progress on stderr even when it is not a terminal",
@@ -72,6 +81,7 @@ class Command(BaseCommand):
             exclude=options["exclude"],
             old_url_prefix=options["old_url_prefix"],
             progress=self.show_progress if show_progress else None,
+            breaks=options["breaks"],
         )
         where = parent.get_url() or parent.url_path
         self.stdout.write(f"Importing {path} under {where} ({parent.title})")
