@@ -154,6 +154,8 @@ class Importer(SaveMixin, PlacesMixin):
                 f"Not imported: {', '.join(skipped)} at the vault's root "
                 "(the root is the page the vault is imported under)"
             )
+        for rel, why in tree.refused:
+            self.report.warn(Issue(why), rel)
         for folder in tree.walk():
             if folder.rel:
                 index_rel = (
@@ -178,6 +180,12 @@ class Importer(SaveMixin, PlacesMixin):
         if source.path is None:
             source.title = source.name
             source.data = f"folder:{source.name}".encode()
+            return
+        if not self.finder.inside(source.path):
+            target = source.path.resolve()
+            source.errors.append(
+                Issue(f"file outside the vault not read: symlink to {target}")
+            )
             return
         try:
             source.data = source.path.read_bytes()
@@ -224,12 +232,15 @@ class Importer(SaveMixin, PlacesMixin):
             source.warnings.append(Issue("title longer than 255 characters; shortened"))
             source.title = source.title[:255]
         if split.front.cover:
-            source.cover = self.finder.find(split.front.cover, source.path.parent)
-            if source.cover is None:
+            located = self.finder.locate(split.front.cover, source.path.parent)
+            source.cover = located.path
+            if located.warning:
+                source.warnings.append(Issue(located.warning))
+            elif source.cover is None:
                 source.warnings.append(
                     Issue(f"missing cover image: {local_part(split.front.cover)}")
                 )
-            else:
+            if source.cover is not None:
                 body.assets.add(source.cover)
 
     def _load_existing(self) -> None:

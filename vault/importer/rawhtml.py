@@ -19,7 +19,7 @@ from markdown_it.token import Token
 
 from rendering import find_inline_math
 
-from .assets import local_part
+from .assets import Located, local_part
 from .inline import ImageRef, escape_text, html_attrs
 from .links import is_external
 from .parsed import Formula, ImageSlot, LocalImage
@@ -67,9 +67,8 @@ class RawHtmlMixin:
         if is_external(src):
             self._warn(f"image {src[:40]}… not imported", ref.line)
             return
-        path = self.finder.find(src, self.base) if self.finder else None
+        path = self._local_file(src, ref.line, "missing image")
         if path is None:
-            self._warn(f"missing image: {local_part(src) or src}", ref.line)
             return
         self.result.assets.add(path)
         self._caption_formulas(ref.caption, ref.line)
@@ -85,6 +84,15 @@ class RawHtmlMixin:
             "caption": ref.caption[:500],
         }
         self._emit("image", value, ref.line)
+
+    def _local_file(self, src: str, line: int, missing: str) -> Path | None:
+        """Return the vault file ``src`` names; warn if it is missing or refused."""
+        located = self.finder.locate(src, self.base) if self.finder else Located()
+        if located.warning:
+            self._warn(located.warning, line)
+        elif located.path is None:
+            self._warn(f"{missing}: {local_part(src) or src}", line)
+        return located.path
 
     def _caption_formulas(self, caption: str, line: int) -> None:
         self.result.formulas.extend(
@@ -194,9 +202,8 @@ class RawHtmlMixin:
             attrs = html_attrs(iframe.group(0))
             src = attrs.get("src", "")
             if src and not is_external(src) and not src.startswith("//"):
-                path = self.finder.find(src, self.base) if self.finder else None
+                path = self._local_file(src, line, "missing figure file")
                 if path is None:
-                    self._warn(f"missing figure file: {local_part(src)}", line)
                     return
                 markup = self._read_local(path, line, "figure file")
                 if markup is None:

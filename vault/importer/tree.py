@@ -32,6 +32,8 @@ class FolderNode:
     index: Path | None = None
     posts: list[str] = field(default_factory=list)  # source paths of its posts
     folders: list[FolderNode] = field(default_factory=list)
+    # Root only: (path, why) of each entry left out because it leads outside.
+    refused: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -63,14 +65,24 @@ def scan(root: Path, exclude: Sequence[str] = ()) -> FolderNode:
     no Markdown file in them are skipped. A folder's ``README.md`` is its intro
     when it has no ``index.md``, else one of its posts. The root's ``index.md``
     and ``README.md`` (the vault's own readme) are ignored.
+    Symlinked folders are not followed; a symlink leading out of ``root`` is
+    left out and listed in the root's ``refused``.
     """
-    node = _scan(root, "", exclude) or FolderNode("", root)
+    refused: list[tuple[str, str]] = []
+    node = _scan(root, "", exclude, root.resolve(), refused) or FolderNode("", root)
     node.index = None
     node.posts = [rel for rel in node.posts if rel.lower() != README_NAME]
+    node.refused = refused
     return node
 
 
-def _scan(path: Path, rel: str, exclude: Sequence[str]) -> FolderNode | None:
+def _scan(
+    path: Path,
+    rel: str,
+    exclude: Sequence[str],
+    real_root: Path,
+    refused: list[tuple[str, str]],
+) -> FolderNode | None:
     node = FolderNode(rel, path)
     try:
         entries = sorted(os.scandir(path), key=lambda e: natural_key(e.name))
@@ -83,10 +95,17 @@ def _scan(path: Path, rel: str, exclude: Sequence[str]) -> FolderNode | None:
         child_rel = f"{rel}/{entry.name}" if rel else entry.name
         if is_excluded(child_rel, exclude):
             continue
+        if entry.is_symlink() and not _leads_inside(entry, real_root):
+            if entry.is_dir() or entry.name.lower().endswith(".md"):
+                target = os.path.realpath(entry.path)
+                refused.append(
+                    (child_rel, f"file outside the vault not read: symlink to {target}")
+                )
+            continue
         if entry.is_dir(follow_symlinks=False):
             if entry.name.lower() in RESOURCE_FOLDERS:
                 continue
-            child = _scan(Path(entry.path), child_rel, exclude)
+            child = _scan(Path(entry.path), child_rel, exclude, real_root, refused)
             if child is not None:
                 node.folders.append(child)
         elif entry.is_file() and entry.name.lower().endswith(".md"):
@@ -102,6 +121,13 @@ def _scan(path: Path, rel: str, exclude: Sequence[str]) -> FolderNode | None:
     if not node.posts and not node.folders and node.index is None:
         return None
     return node
+
+
+def _leads_inside(entry: os.DirEntry, real_root: Path) -> bool:
+    try:
+        return Path(entry.path).resolve().is_relative_to(real_root)
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
 
 
 _DIGITS = re.compile(r"(\d+)")
