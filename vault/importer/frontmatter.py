@@ -1,9 +1,11 @@
 """Front matter as real vaults write it: YAML, tolerant of the usual mistakes.
 
 Obsidian, Quartz and Hexo accept front matter that is not valid YAML: an unquoted
-``: `` in a title, say. When PyYAML refuses the block, the keys are recovered
-line by line and a warning says so; only a block that cannot be read at all
-fails the file. See docs/markdown-format.md for the keys.
+``: `` in a title, say. When PyYAML (or tomllib) refuses the block, the keys are
+recovered line by line and a warning says so; a line that is no key is dropped
+with a warning quoting it, and a block with no key at all is read as body. Only
+a block nested too deeply to read fails the file. YAML aliases may not expand
+past ``MAX_ALIAS_NODES`` values ("billion laughs"). See docs/markdown-format.md.
 """
 
 from __future__ import annotations
@@ -34,12 +36,36 @@ KEY_ALIASES: dict[str, str] = {
 }
 
 
-class _FrontMatterLoader(yaml.SafeLoader):
-    """YAML's safe loader, keeping a date it cannot build as the text written.
+# Values a front matter may reach through YAML aliases (anchors reused).
+MAX_ALIAS_NODES = 10_000
 
-    ``2026-02-30`` or ``0000-00-00`` then reaches ``parse_date``, which warns
-    and lets the file's own time stand in, instead of failing the run.
+
+class AliasesTooLarge(yaml.YAMLError):
+    """YAML aliases expand the block past MAX_ALIAS_NODES values, or into a loop."""
+
+
+class _FrontMatterLoader(yaml.SafeLoader):
+    """YAML's safe loader, with aliases bounded and impossible dates kept as text.
+
+    Aliases are shared, not copied, while loading, but anything walking the
+    result (a title joined from a list) would expand them: a 1 KB chain of
+    anchors stands for billions of values. The loader counts the values the
+    document stands for before building anything, and refuses past the limit.
+    ``2026-02-30`` or ``0000-00-00`` is kept as written; ``parse_date`` warns.
     """
+
+    uses_aliases = False
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self.uses_aliases = True
+        return super().compose_node(parent, index)
+
+    def get_single_node(self):
+        node = super().get_single_node()
+        if node is not None and self.uses_aliases:
+            _count_expanded(node)
+        return node
 
     def construct_yaml_timestamp(self, node):
         try:
@@ -53,15 +79,58 @@ _FrontMatterLoader.add_constructor(
 )
 
 
+def _count_expanded(root: yaml.Node) -> int:
+    """Return how many values ``root`` stands for with its aliases expanded.
+
+    Raise AliasesTooLarge past MAX_ALIAS_NODES or for an alias to itself. Each
+    distinct node is counted once, so the work is linear in the text.
+    """
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        if id(node) in sizes:
+            return sizes[id(node)]
+        if id(node) in active:
+            raise AliasesTooLarge("a YAML alias refers to itself")
+        active.add(id(node))
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [item for pair in node.value for item in pair]
+        else:
+            children = []
+        for child in children:
+            total += size(child)
+            if total > MAX_ALIAS_NODES:
+                raise AliasesTooLarge(
+                    f"YAML aliases expand to more than {MAX_ALIAS_NODES:,} values"
+                )
+        active.discard(id(node))
+        sizes[id(node)] = total
+        return total
+
+    return size(root)
+
+
 def _yaml_load(text: str) -> Any:
     """Load YAML with the safe loader above (no Python objects are built)."""
     return yaml.load(text, Loader=_FrontMatterLoader)  # noqa: S506 (a SafeLoader)
 
 
 _DATE = re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T\s].*)?")
-_KEY_LINE = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*?)|[ \t]*)$")
+_KEY_LINE = re.compile(r"([^\s:#\\\-][^:]*?)[ \t]*:(?:[ \t]+(.*?)|[ \t]*)$")
+_TOML_KEY_LINE = re.compile(r"""[\w"'.-][^=]*=""")
+# A list item escaped by a Markdown converter: ``\- item``.
+_ESCAPED_ITEM = re.compile(r"^([ \t]*)\\([-*+] )", re.MULTILINE)
+_TOML_TABLE = re.compile(r"\[([^\[\]]+)\]")
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0", ""}
+
+
+class _NoKeys(Exception):
+    """The block between the fences holds no ``key: value`` line."""
 
 
 class FrontMatterError(ValueError):
@@ -104,7 +173,11 @@ class SplitDocument:
 
 
 def split_document(text: str) -> SplitDocument:
-    """Split ``text`` into front matter and body; raise FrontMatterError if unreadable."""
+    """Split ``text`` into front matter and body.
+
+    Raise FrontMatterError only for a block nested too deeply to read; any other
+    problem is a warning, and what cannot be read as keys is dropped or is body.
+    """
     text = text.removeprefix("\ufeff")
     lines = text.split("\n")
     opener = lines[0].rstrip() if lines else ""
@@ -113,21 +186,32 @@ def split_document(text: str) -> SplitDocument:
     closers = ("---", "...") if opener == "---" else ("+++",)
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in closers), None)
     if end is None:
-        raise FrontMatterError(
-            f"front matter opened with {opener} is never closed", line=1
+        warning = Issue(
+            f"front matter opened with {opener} is never closed; "
+            "the whole file is read as body",
+            1,
         )
+        return SplitDocument(FrontMatter(), text, 1, [warning])
     block = "\n".join(lines[1:end])
     warnings: list[Issue] = []
+    if opener == "---" and (escaped := _ESCAPED_ITEM.search(block)):
+        number = block.count("\n", 0, escaped.start()) + 2
+        shown = lines[number - 1].strip()
+        warnings.append(
+            Issue(f"front matter line read as a list item: '{shown}'", number)
+        )
+        block = _ESCAPED_ITEM.sub(r"\1\2", block)
     try:
         if opener == "+++":
-            try:
-                data: Any = tomllib.loads(block)
-            except tomllib.TOMLDecodeError as error:
-                raise FrontMatterError(
-                    f"front matter is not valid TOML: {error}", 1
-                ) from error
+            data: Any = _load_toml(block, warnings)
         else:
             data = _load_yaml(block, warnings)
+    except _NoKeys:
+        warning = Issue(
+            "front matter holds no key: value line; the whole file is read as body",
+            1,
+        )
+        return SplitDocument(FrontMatter(), text, 1, [warning])
     except RecursionError as error:
         raise FrontMatterError(
             "front matter is nested too deeply to read (lists or mappings "
@@ -143,36 +227,101 @@ def _load_yaml(block: str, warnings: list[Issue]) -> dict[str, Any]:
     """Return the mapping in ``block``, recovering keys line by line if need be."""
     try:
         data = _yaml_load(block) if block.strip() else {}
+    except AliasesTooLarge as error:
+        recovered = _recover(block, warnings)
+        warnings.insert(
+            len(warnings) - len(recovered.dropped),
+            Issue(
+                f"front matter YAML aliases refused ({error}); "
+                f"read {len(recovered.data)} keys line by line without them",
+                1,
+            ),
+        )
+        return recovered.data
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        recovered = _recover(block)
-        warnings.append(
+        recovered = _recover(block, warnings)
+        warnings.insert(
+            len(warnings) - len(recovered.dropped),
             Issue(
                 f"front matter is not valid YAML ({problem}); "
-                f"read {len(recovered)} keys line by line",
+                f"read {len(recovered.data)} keys line by line",
                 line,
-            )
+            ),
         )
-        return recovered
+        return recovered.data
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise FrontMatterError(
-            f"front matter must be key: value lines, not a {type(data).__name__}", 2
-        )
+        if not any(_KEY_LINE.match(line) for line in block.split("\n")):
+            raise _NoKeys
+        kind = "list" if isinstance(data, list) else type(data).__name__
+        warnings.append(Issue(f"front matter is a {kind}, not key: value lines", 2))
+        return {}
     return data
 
 
-def _recover(block: str) -> dict[str, Any]:
+def _load_toml(block: str, warnings: list[Issue]) -> dict[str, Any]:
+    """Return the table in ``block``; if invalid, the lines that parse alone."""
+    try:
+        return tomllib.loads(block)
+    except tomllib.TOMLDecodeError as error:
+        problem = str(error)
+    data: dict[str, Any] = {}
+    table = data
+    dropped: list[Issue] = []
+    for number, line in enumerate(block.split("\n"), start=2):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if header := _TOML_TABLE.fullmatch(stripped):
+            table = data.setdefault(header.group(1).strip(), {})
+            continue
+        try:
+            item = tomllib.loads(line) if _TOML_KEY_LINE.match(stripped) else None
+        except tomllib.TOMLDecodeError:
+            item = None
+        if item is None:
+            dropped.append(_dropped(stripped, number))
+        elif isinstance(table, dict):
+            table.update(item)
+    if not any(not isinstance(value, dict) or value for value in data.values()):
+        raise _NoKeys
+    warnings.append(
+        Issue(
+            f"front matter is not valid TOML ({problem}); "
+            f"read {len(data)} keys line by line",
+            1,
+        )
+    )
+    warnings.extend(dropped)
+    return data
+
+
+def _dropped(line: str, number: int) -> Issue:
+    shown = line if len(line) <= 60 else line[:59] + "…"
+    return Issue(f"front matter line dropped, not key: value: '{shown}'", number)
+
+
+@dataclass
+class _Recovered:
+    data: dict[str, Any]
+    dropped: list[Issue]
+
+
+def _recover(block: str, warnings: list[Issue]) -> _Recovered:
     """Return the keys of an invalid YAML block, read one top-level key at a time.
 
     A key line is ``name: value`` at the start of a line; indented lines and
-    ``- item`` lines below belong to it. A value on the key's own line is taken
-    verbatim when YAML would not read it as a plain scalar (``a: b: c``).
+    ``- item`` lines below belong to it (also ``\\- item``, as converters escape
+    it). A value on the key's own line is taken verbatim when YAML would not
+    read it as a plain scalar (``a: b: c``). Any other line is dropped, and a
+    warning quoting it is added to ``warnings``. Raise _NoKeys if no key is found.
     """
     entries: list[tuple[str, str, list[str], int]] = []
+    dropped: list[Issue] = []
     for number, line in enumerate(block.split("\n"), start=2):
         stripped = line.strip()
         match = _KEY_LINE.match(line)
@@ -184,9 +333,10 @@ def _recover(block: str) -> dict[str, Any]:
         elif entries and (line[:1].isspace() or stripped.startswith("- ")):
             entries[-1][2].append(line)
         else:
-            raise FrontMatterError(
-                f"cannot read front matter line: {stripped[:60]!r}", number
-            )
+            dropped.append(_dropped(stripped, number))
+    if not entries:
+        raise _NoKeys
+    warnings.extend(dropped)
     data: dict[str, Any] = {}
     for key, first, rest, _ in entries:
         nested = [line for line in rest if line.strip()]
@@ -194,7 +344,7 @@ def _recover(block: str) -> dict[str, Any]:
             data[key] = _load_nested(key, nested)
         else:
             data[key] = _scalar(first)
-    return data
+    return _Recovered(data, dropped)
 
 
 def _load_nested(key: str, lines: list[str]) -> Any:
@@ -249,7 +399,7 @@ def _normalise(data: dict[str, Any], warnings: list[Issue]) -> FrontMatter:
             warnings.append(
                 Issue(
                     f"{name}: cannot read {values[name]!r} as a date; "
-                    "the file's modification date is used"
+                    "the file's own date is used"
                 )
             )
     for name in ("draft", "comments"):

@@ -36,7 +36,7 @@ def vault(tmp_path):
 
 @pytest.fixture
 def broken_vault(tmp_path):
-    """Good files beside bad ones: bad LaTeX, invalid UTF-8, unreadable front matter."""
+    """Good files beside bad ones: bad LaTeX, invalid UTF-8, a stray front matter line."""
     root = tmp_path / "broken"
     shutil.copytree(FIXTURES / "broken", root)
     (root / "bad-utf8.md").write_bytes(

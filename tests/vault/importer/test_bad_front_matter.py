@@ -42,3 +42,53 @@ def test_impossible_dates_and_deep_nesting_fail_no_run(tmp_path, run_import, hom
         "Year zero": day,
         "Fine": datetime.date(2024, 5, 6),
     }
+
+
+def test_stray_lines_and_alias_bombs_in_front_matter_fail_no_file(
+    tmp_path, run_import, home, client
+):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    day = datetime.date(2025, 3, 14)
+    write(
+        vault,
+        "escaped.md",
+        "---\ntitle: 从 Notion 导出\ntags:\n\\- CUDA\n\\- 笔记\n"
+        "这一行是正文，不小心写进了头部\ndate: 2024-06-01\n---\n正文第一段\n",
+        day,
+    )
+    laughs = ['a0: &a0 ["ha", "ha", "ha", "ha", "ha", "ha", "ha", "ha", "ha"]']
+    laughs += [
+        f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 9) + "]" for n in range(1, 9)
+    ]
+    write(
+        vault,
+        "laughs.md",
+        "---\n"
+        + "\n".join(laughs)
+        + "\ntitle: Laughs\nsummary: *a8\n---\nStill here\n",
+        day,
+    )
+    write(vault, "unclosed.md", "---\ntitle: Forgot the fence\n\nThe text.\n", day)
+
+    run = run_import(vault)
+
+    assert run.error is None, run.out
+    pages = {page.source_path: page for page in PostPage.objects.all()}
+    assert set(pages) == {"escaped.md", "laughs.md", "unclosed.md"}
+    escaped = pages["escaped.md"]
+    assert escaped.title == "从 Notion 导出"
+    assert escaped.date == datetime.date(2024, 6, 1)
+    assert sorted(tag.name for tag in escaped.tags.all()) == ["CUDA", "笔记"]
+    assert "正文第一段" in client.get(escaped.url).text
+    assert (
+        "escaped.md:6: front matter line dropped, not key: value: "
+        "'这一行是正文，不小心写进了头部'" in run.out
+    )
+    assert pages["laughs.md"].title == "Laughs"
+    assert len(pages["laughs.md"].summary) < 100
+    assert "laughs.md:1: front matter YAML aliases refused" in run.out
+    assert "Still here" in client.get(pages["laughs.md"].url).text
+    unclosed = client.get(pages["unclosed.md"].url).text
+    assert "Forgot the fence" in unclosed and "The text." in unclosed
+    assert "unclosed.md:1: front matter opened with --- is never closed" in run.out

@@ -1,6 +1,8 @@
 """Front matter as real vaults write it; no database needed."""
 
 import datetime
+import time
+import tracemalloc
 
 import pytest
 
@@ -78,18 +80,131 @@ def test_a_file_without_front_matter_is_all_body():
     assert doc.body_line == 1
 
 
+def test_a_stray_line_is_dropped_with_a_warning_and_the_keys_are_kept():
+    doc = split_document(
+        "---\n"
+        "title: 共享内存\n"
+        "Notes I meant to put in the body\n"
+        ": half a key\n"
+        "date: 2024-03-05\n"
+        "---\n"
+        "Body\n"
+    )
+    assert doc.front.title == "共享内存"
+    assert doc.front.date == datetime.date(2024, 3, 5)
+    assert doc.body == "Body\n"
+    assert [(w.line, w.message) for w in doc.warnings[1:]] == [
+        (
+            3,
+            "front matter line dropped, not key: value: 'Notes I meant to put in the body'",
+        ),
+        (4, "front matter line dropped, not key: value: ': half a key'"),
+    ]
+    assert "not valid YAML" in doc.warnings[0].message
+
+
+@pytest.mark.parametrize("indent", ["", "  "])
+def test_list_items_escaped_by_a_converter_are_read_as_items(indent):
+    doc = split_document(
+        f"---\ntitle: T\ntags:\n{indent}\\- CUDA\n{indent}\\- GEMM\n---\nBody\n"
+    )
+    assert doc.front.title == "T"
+    assert doc.front.tags == ["CUDA", "GEMM"]
+    assert [(w.line, w.message) for w in doc.warnings] == [
+        (4, "front matter line read as a list item: '\\- CUDA'")
+    ]
+
+
 @pytest.mark.parametrize(
-    "text, line",
+    "text, warning",
     [
-        ("---\ntitle: x\n: not a key\n---\nbody", 3),
-        ("---\ntitle: never closed\n\nbody\n", 1),
-        ("---\n- a\n- list\n---\nbody", 2),
+        (
+            "---\ntitle: never closed\n\nbody\n",
+            "front matter opened with --- is never closed; "
+            "the whole file is read as body",
+        ),
+        (
+            "---\n- a\n- list\n---\nbody",
+            "front matter holds no key: value line; the whole file is read as body",
+        ),
+        (
+            "---\nJust a sentence between two rules\n---\nbody",
+            "front matter holds no key: value line; the whole file is read as body",
+        ),
     ],
 )
-def test_unreadable_front_matter_fails_with_its_line(text, line):
-    with pytest.raises(FrontMatterError) as error:
-        split_document(text)
-    assert error.value.issue.line == line
+def test_a_block_that_is_not_front_matter_is_read_as_body(text, warning):
+    doc = split_document(text)
+    assert not doc.front.present
+    assert doc.body == text
+    assert doc.body_line == 1
+    assert [(w.line, w.message) for w in doc.warnings] == [(1, warning)]
+
+
+def test_invalid_toml_keeps_the_lines_that_parse():
+    doc = split_document(
+        '+++\ntitle = "Hugo"\ntags = ["gpu"]\nthis is not toml\n'
+        "date = 2024-01-02\n[params]\ntitle = 'not the title'\n+++\nbody"
+    )
+    assert doc.front.title == "Hugo"
+    assert doc.front.tags == ["gpu"]
+    assert doc.front.date == datetime.date(2024, 1, 2)
+    assert "not valid TOML" in doc.warnings[0].message
+    assert [(w.line, w.message) for w in doc.warnings[1:]] == [
+        (4, "front matter line dropped, not key: value: 'this is not toml'")
+    ]
+
+
+def billion_laughs(levels: int = 9) -> str:
+    """Return a YAML block of anchors, each alias repeated nine times per level."""
+    lines = ['lol0: &lol0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for n in range(1, levels + 1):
+        lines.append(f"lol{n}: &lol{n} [" + ", ".join([f"*lol{n - 1}"] * 9) + "]")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    "bomb, reason",
+    [
+        (
+            billion_laughs() + "\ntitle: *lol9",
+            "YAML aliases expand to more than 10,000 values",
+        ),
+        (
+            billion_laughs(6) + "\ntags: [*lol6, *lol6]",
+            "YAML aliases expand to more than 10,000 values",
+        ),
+        ("loop: &me [*me]\ntitle: *me", "a YAML alias refers to itself"),
+    ],
+)
+def test_yaml_aliases_that_expand_too_far_are_refused_before_expanding(bomb, reason):
+    text = f"---\n{bomb}\ndate: 2024-02-03\n---\nBody\n"
+    assert len(text) < 1500
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        doc = split_document(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - started < 2
+    assert peak < 20_000_000
+    assert doc.front.date == datetime.date(2024, 2, 3)
+    assert doc.body == "Body\n"
+    assert doc.warnings[0].message.startswith(
+        f"front matter YAML aliases refused ({reason}); read "
+    )
+    assert len(str(doc.front)) < 2000
+
+
+def test_ordinary_anchors_and_merge_keys_still_work():
+    doc = split_document(
+        "---\nbase: &base\n  draft: true\npost:\n  <<: *base\n"
+        "title: Anchors\ntags: &t [cuda, gemm]\naliases: *t\n---\n"
+    )
+    assert doc.front.title == "Anchors"
+    assert doc.front.aliases == ["cuda", "gemm"]
+    assert doc.warnings == []
 
 
 def test_a_bad_date_is_a_warning_not_a_failure():
@@ -114,8 +229,8 @@ def test_an_impossible_date_is_a_warning_naming_it(written):
     assert doc.front.date is None and doc.front.updated is None
     shown = written.strip("'")
     assert [w.message for w in doc.warnings] == [
-        f"date: cannot read '{shown}' as a date; the file's modification date is used",
-        f"updated: cannot read '{shown}' as a date; the file's modification date is used",
+        f"date: cannot read '{shown}' as a date; the file's own date is used",
+        f"updated: cannot read '{shown}' as a date; the file's own date is used",
     ]
 
 
