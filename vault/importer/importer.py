@@ -29,6 +29,7 @@ from .dialect import Choice, line_breaks
 from .errors import FileFailed, internal_error
 from .fill import body_raw, finish
 from .frontmatter import FrontMatterError, split_document
+from .history import file_dates
 from .images import ImageStore
 from .indexing import deferred_index_updates
 from .inline import LinkRef
@@ -89,6 +90,7 @@ class Importer(SaveMixin, PlacesMixin):
         self.pages: dict[PageKey, PageInfo] = {}
         self.saved: list[Saved] = []
         self.index = LinkIndex()
+        self.history = {}
         self._done = 0
 
     # Driver ----------------------------------------------------------------
@@ -96,6 +98,16 @@ class Importer(SaveMixin, PlacesMixin):
     def run(self) -> Report:
         """Import everything and return the report."""
         tree = self._read_tree()
+        dated = sum(
+            1
+            for source in self.sources.values()
+            if source.kind == POST and source.history and not source.front.date
+        )
+        if dated:
+            self.report.notes.append(
+                f"{dated} posts without a date in their front matter are dated "
+                "from git history (first and last commit)"
+            )
         self._load_existing()
         self._plan()
         outer = transaction.atomic() if self.dry_run else contextlib.nullcontext()
@@ -131,6 +143,7 @@ class Importer(SaveMixin, PlacesMixin):
 
     def _read_tree(self) -> FolderNode | None:
         """Read every file; return the folder tree (None for a single file)."""
+        self.history = file_dates(self.root_dir)
         if not self.source.is_dir():
             self._read(
                 Source(
@@ -190,6 +203,7 @@ class Importer(SaveMixin, PlacesMixin):
         try:
             source.data = source.path.read_bytes()
             source.mtime = datetime.date.fromtimestamp(source.path.stat().st_mtime)
+            source.history = self.history.get(source.file_rel)
         except OSError as error:
             source.errors.append(Issue(f"cannot read the file: {error.strerror}"))
             return

@@ -9,6 +9,7 @@ from pathlib import Path
 from django.utils import timezone
 
 from .frontmatter import FrontMatter
+from .history import FileDates
 from .links import PageKey
 from .parsed import ParsedBody
 from .report import Issue
@@ -28,6 +29,7 @@ class Source:
     body: ParsedBody = field(default_factory=ParsedBody)
     data: bytes = b""
     mtime: datetime.date | None = None
+    history: FileDates | None = None  # its first and last commit, if in git
     errors: list[Issue] = field(default_factory=list)
     warnings: list[Issue] = field(default_factory=list)
     cover: Path | None = None
@@ -51,10 +53,31 @@ class Source:
 
     @property
     def date(self) -> datetime.date:
-        return self.front.date or self.mtime or timezone.localdate()
+        """Return the front matter's date, else the first commit's, else the file's.
+
+        A date not from the front matter is never after its ``updated``.
+        """
+        return self._known_date() or timezone.localdate()
+
+    @property
+    def updated(self) -> datetime.date:
+        """Return the front matter's updated, else the last commit's, else the date."""
+        if self.front.updated:
+            return self.front.updated
+        if self.history:
+            return max(self.history.updated, self.date)
+        return self.date
 
     def sort_key(self) -> tuple:
-        return order_key(self.name, self.front.weight, self.front.date or self.mtime)
+        return order_key(self.name, self.front.weight, self._known_date())
+
+    def _known_date(self) -> datetime.date | None:
+        if self.front.date:
+            return self.front.date
+        own = self.history.created if self.history else self.mtime
+        if own and self.front.updated:
+            return min(own, self.front.updated)
+        return own or self.front.updated
 
 
 @dataclass

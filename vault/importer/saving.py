@@ -83,7 +83,7 @@ class SaveMixin:
         else:
             page, _ = self._adopt(parent, source, PostPage)
         date = source.date
-        updated = front.updated or date
+        updated = source.updated
         if updated < date:
             source.warnings.append(
                 Issue(f"updated ({updated}) is before date ({date}); using {date}")
