@@ -126,7 +126,7 @@ class AssetFinder:
         for path in self.by_name().get(name.lower(), []):
             try:
                 real = path.resolve()
-            except OSError:
+            except (OSError, RuntimeError):  # RuntimeError: a symlink loop
                 continue
             if real.is_relative_to(self.root) and real.is_file():
                 matches.append(real)
