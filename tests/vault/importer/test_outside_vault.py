@@ -41,6 +41,9 @@ def hostile_vault(tmp_path, outside):
     (notes / "img" / "pretty.png").symlink_to(outside / "secret.png")
     (notes / "img" / "plot.html").symlink_to(outside / "figure.html")
     (notes / "private").symlink_to(outside / "private", target_is_directory=True)
+    (notes / "series").mkdir()
+    (notes / "series" / "index.md").symlink_to(outside / "settings.md")
+    (notes / "series" / "part-1.md").write_text("# Part one\n\nText.\n", "utf-8")
     # A symlink that stays inside the vault is followed.
     (root / ".templates").mkdir()
     (root / ".templates" / "about.md").write_text(
@@ -60,6 +63,7 @@ def hostile_vault(tmp_path, outside):
         f"![encoded]({up.replace('/', '%2F')}%2Fsecret.png)\n\n"
         f"![dots](%2e%2e/%2e%2e/home/me/secret.png)\n\n"
         "![passwd](/etc/passwd)\n\n"
+        f'<img src="file://{outside}/secret.png" alt="url">\n\n'
         "![link](img/pretty.png)\n\n"
         f'<iframe src="{up}/figure.html" height="200"></iframe>\n\n'
         '<iframe src="img/plot.html"></iframe>\n\n'
@@ -76,7 +80,11 @@ def test_nothing_outside_the_vault_is_read_or_published(
 
     assert run.error is None, run.out
     posts = {page.source_path: page for page in PostPage.objects.all()}
-    assert set(posts) == {"notes/escape.md", "notes/about.md"}
+    assert set(posts) == {"notes/escape.md", "notes/about.md", "notes/series/part-1.md"}
+    # The folder whose index.md leads out is a series named after the folder.
+    series = posts["notes/series/part-1.md"].get_parent().specific
+    assert series.title == "series"
+    assert SECRET not in client.get(series.url).text
     for page in posts.values():
         response = client.get(page.url)
         assert response.status_code == 200
@@ -100,7 +108,12 @@ def test_nothing_outside_the_vault_is_read_or_published(
     refused = "file outside the vault not read"
     assert f"notes/settings.md: {refused}: symlink to {outside}/settings.md" in run.out
     assert f"notes/private: {refused}: symlink to {outside}/private" in run.out
+    target = f"{outside}/settings.md"
+    assert f"notes/series/index.md: {refused}: symlink to {target}" in run.out
     text = (hostile_vault / "notes" / "escape.md").read_text("utf-8").splitlines()
+    # A file:// image in raw HTML is not taken at all.
+    url_line = next(n for n, t in enumerate(text, start=1) if 'alt="url"' in t)
+    assert f"notes/escape.md:{url_line}: image file://" in run.out
     for needle in (
         "cover:",
         "![climb]",
