@@ -51,21 +51,30 @@ def file_dates(root: Path) -> dict[str, FileDates]:
     Empty if ``root`` is not in a git repository or git is not installed. A file
     renamed (or moved) keeps the dates of its history under its older names.
     """
+    output = _git(root, *_LOG)
+    return parse_log(output) if output else {}
+
+
+def is_shallow(root: Path) -> bool:
+    """Return True if ``root`` is in a shallow clone, whose oldest dates are wrong."""
+    return _git(root, "rev-parse", "--is-shallow-repository").strip() == b"true"
+
+
+def _git(root: Path, *args: str) -> bytes:
+    """Return what git prints for ``args`` run in ``root``; empty on any failure."""
     git = shutil.which("git")
     if git is None:
-        return {}
+        return b""
     try:
         done = subprocess.run(  # noqa: S603
-            [git, *_GIT, "-C", str(root), *_LOG],
+            [git, *_GIT, "-C", str(root), *args],
             capture_output=True,
             timeout=TIMEOUT,
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return {}
-    if done.returncode != 0:
-        return {}
-    return parse_log(done.stdout)
+        return b""
+    return done.stdout if done.returncode == 0 else b""
 
 
 def parse_log(output: bytes) -> dict[str, FileDates]:

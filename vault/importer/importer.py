@@ -29,7 +29,7 @@ from .dialect import Choice, line_breaks
 from .errors import FileFailed, internal_error
 from .fill import body_raw, finish
 from .frontmatter import FrontMatterError, split_document
-from .history import file_dates
+from .history import file_dates, is_shallow
 from .images import ImageStore
 from .indexing import deferred_index_updates
 from .inline import LinkRef
@@ -108,6 +108,11 @@ class Importer(SaveMixin, PlacesMixin):
                 f"{dated} posts without a date in their front matter are dated "
                 "from git history (first and last commit)"
             )
+            if is_shallow(self.root_dir):
+                self.report.notes.append(
+                    "the git clone is shallow: files older than its first commit "
+                    "are dated by it; run `git fetch --unshallow` and import again"
+                )
         self._load_existing()
         self._plan()
         outer = transaction.atomic() if self.dry_run else contextlib.nullcontext()
@@ -309,8 +314,11 @@ class Importer(SaveMixin, PlacesMixin):
         """
         digest = hashlib.sha256()
         root = self.finder.root
+        history = source.history
         options = {
             "version": IMPORTER_VERSION,
+            # Dates from git: a deeper clone re-dates pages whose file is the same.
+            "history": [str(history.created), str(history.updated)] if history else [],
             "draft": self.draft,
             "old_url_prefix": self.old_url_prefix,
             "breaks": self.breaks.value,

@@ -25,6 +25,10 @@ class Repo:
         self.git("init", "-q")
 
     def git(self, *args, day: str = "2020-01-01"):
+        self.run_git(self.root, *args, day=day)
+
+    @staticmethod
+    def run_git(where, *args, day: str = "2020-01-01"):
         moment = f"{day}T12:00:00+08:00"
         env = {
             **os.environ,
@@ -38,7 +42,7 @@ class Repo:
         }
         subprocess.run(  # noqa: S603
             ["git", *args],  # noqa: S607
-            cwd=self.root,
+            cwd=where,
             env=env,
             check=True,
             capture_output=True,
@@ -108,7 +112,8 @@ def test_posts_without_dates_take_them_from_their_first_and_last_commit(
     assert dates("cuda/dated.md") == (day(2019, 7, 1), day(2022, 5, 6))
     # Not committed yet: the file's own time.
     assert dates("cuda/new.md") == (day(2025, 1, 2), day(2025, 1, 2))
-    assert len(calls) == 1  # one git process for the whole vault
+    # One git log for the whole vault, one question: is the clone shallow?
+    assert sorted(call[0][8] for call in calls) == ["log", "rev-parse"]
     assert "2 posts without a date in their front matter are dated from git" in run.out
 
 
@@ -152,3 +157,27 @@ def test_the_log_is_parsed_with_renames_and_files_added_again():
     assert got["b.md"] == history.FileDates(day(2022, 1, 1), day(2024, 3, 1))
     assert got["old.md"] == history.FileDates(day(2024, 3, 1), day(2024, 3, 1))
     assert got["空 格.md"] == history.FileDates(day(2022, 1, 1), day(2022, 1, 1))
+
+
+def test_a_shallow_clone_is_named_and_a_full_one_re_dates_the_pages(
+    blog_repo, tmp_path, run_import, home
+):
+    clone = tmp_path / "clone"
+    source = f"file://{blog_repo.root}"
+    Repo.run_git(tmp_path, "clone", "-q", "--depth", "1", source, str(clone))
+
+    run = run_import(clone / "content")
+
+    assert run.error is None, run.out
+    # A shallow clone knows only its last commit: every file seems added then.
+    assert dates("cuda/warp shuffle.md") == (datetime.date(2024, 8, 9),) * 2
+    assert "the git clone is shallow" in run.out
+
+    Repo.run_git(clone, "fetch", "-q", "--unshallow")
+    run = run_import(clone / "content")
+
+    assert dates("cuda/warp shuffle.md") == (
+        datetime.date(2021, 3, 4),
+        datetime.date(2022, 5, 6),
+    )
+    assert "the git clone is shallow" not in run.out
