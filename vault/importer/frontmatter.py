@@ -123,7 +123,8 @@ _DATE = re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T\s].*)?")
 _KEY_LINE = re.compile(r"([^\s:#\\\-][^:]*?)[ \t]*:(?:[ \t]+(.*?)|[ \t]*)$")
 _TOML_KEY_LINE = re.compile(r"""[\w"'.-][^=]*=""")
 # A list item escaped by a Markdown converter: ``\- item``.
-_ESCAPED_ITEM = re.compile(r"^([ \t]*)\\([-*+] )", re.MULTILINE)
+_ESCAPED_ITEM = re.compile(r"([ \t]*)\\([-*+] )")
+_ITEM = re.compile(r"[ \t]*[-*+] ")
 _TOML_TABLE = re.compile(r"\[([^\[\]]+)\]")
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0", ""}
@@ -194,13 +195,8 @@ def split_document(text: str) -> SplitDocument:
         return SplitDocument(FrontMatter(), text, 1, [warning])
     block = "\n".join(lines[1:end])
     warnings: list[Issue] = []
-    if opener == "---" and (escaped := _ESCAPED_ITEM.search(block)):
-        number = block.count("\n", 0, escaped.start()) + 2
-        shown = lines[number - 1].strip()
-        warnings.append(
-            Issue(f"front matter line read as a list item: '{shown}'", number)
-        )
-        block = _ESCAPED_ITEM.sub(r"\1\2", block)
+    if opener == "---":
+        block = _unescape_items(block, warnings)
     try:
         if opener == "+++":
             data: Any = _load_toml(block, warnings)
@@ -221,6 +217,32 @@ def split_document(text: str) -> SplitDocument:
     front = _normalise(data, warnings)
     front.present = True
     return SplitDocument(front, "\n".join(lines[end + 1 :]), end + 2, warnings)
+
+
+def _unescape_items(block: str, warnings: list[Issue]) -> str:
+    """Return ``block`` with ``\\- item`` read as ``- item`` where a list may be.
+
+    Converters escape list items. One counts as an item below a key with no
+    value on its line, or below another item; elsewhere it stays, to be dropped.
+    """
+    lines = block.split("\n")
+    in_list = False
+    first: int | None = None
+    for i, line in enumerate(lines):
+        escaped = _ESCAPED_ITEM.match(line)
+        if escaped and in_list:
+            lines[i] = escaped.group(1) + escaped.group(2) + line[escaped.end() :]
+            first = i if first is None else first
+        elif line.strip():
+            key = _KEY_LINE.match(line)
+            in_list = bool(_ITEM.match(line)) or bool(key and not key.group(2))
+    if first is None:
+        return block
+    shown = block.split("\n")[first].strip()
+    warnings.append(
+        Issue(f"front matter line read as a list item: '{shown}'", first + 2)
+    )
+    return "\n".join(lines)
 
 
 def _load_yaml(block: str, warnings: list[Issue]) -> dict[str, Any]:
@@ -330,7 +352,9 @@ def _recover(block: str, warnings: list[Issue]) -> _Recovered:
         elif not stripped or stripped.startswith("#"):
             if entries:
                 entries[-1][2].append("")
-        elif entries and (line[:1].isspace() or stripped.startswith("- ")):
+        elif entries and (
+            line[:1].isspace() or (stripped.startswith("- ") and not entries[-1][1])
+        ):
             entries[-1][2].append(line)
         else:
             dropped.append(_dropped(stripped, number))

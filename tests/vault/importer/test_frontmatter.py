@@ -284,3 +284,15 @@ def test_toml_front_matter_is_read_too():
     doc = split_document('+++\ntitle = "Hugo"\ntags = ["a"]\n+++\nbody')
     assert doc.front.title == "Hugo"
     assert doc.front.tags == ["a"]
+
+
+def test_an_escaped_item_below_a_key_with_a_value_is_dropped_not_swallowed():
+    doc = split_document(
+        "---\ntitle: 坏的头部\ntags: [notes]\n\\- 这一行不是键值\n---\n正文\n"
+    )
+    assert doc.front.title == "坏的头部"
+    assert doc.front.tags == ["notes"]
+    assert doc.body == "正文\n"
+    assert [(w.line, w.message) for w in doc.warnings[1:]] == [
+        (4, "front matter line dropped, not key: value: '\\- 这一行不是键值'")
+    ]
