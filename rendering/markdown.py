@@ -16,6 +16,7 @@ from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
@@ -123,6 +124,130 @@ def _callouts(state: StateCore) -> None:
         else:  # the marker line was the whole first paragraph
             tokens[i + 1 : i + 4] = [title_open, title, title_close]
         i += 4
+
+
+def _admonitions(state: StateCore) -> None:
+    """Turn MkDocs admonitions (``!!! note "Title"``, ``??? tip``) into callouts.
+
+    An unknown type is a note; ``!!! note ""`` has no title bar; a collapsible
+    one is shown open, as the ``-``/``+`` fold of a ``> [!NOTE]`` is.
+    """
+    for token in state.tokens:
+        if token.type in ("admonition_open", "admonition_close"):
+            kind = CALLOUT_TYPES.get(token.meta.get("tag", ""), "note")
+            token.tag = "aside"
+            if token.type == "admonition_open":
+                token.type = "callout_open"
+                token.attrs = {"class": f"callout callout-{kind}"}
+            else:
+                token.type = "callout_close"
+        elif token.type == "admonition_title_open":
+            token.type, token.attrs = "paragraph_open", {"class": "callout-title"}
+        elif token.type == "admonition_title_close":
+            token.type = "paragraph_close"
+
+
+# pymdownx.tabbed: ``=== "中文"`` (``===!`` starts a new set, ``===+`` is selected).
+_TAB = re.compile(r'===[!+]{0,2}[ \t]+"([^"\n]*)"[ \t]*')
+# Python-Markdown's attr_list: ``{: .class #id key="value" key=value }``.
+_ATTR = r"""(?:[#.][\w-]+|[\w:-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s"'{}]+))"""
+_ATTR_LIST = rf"\{{:?[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}"
+_LEADING_ATTRS = re.compile(rf"^{_ATTR_LIST}(?:[ \t]*{_ATTR_LIST})*")
+_TRAILING_ATTRS = re.compile(rf"(?:[ \t]*{_ATTR_LIST})+[ \t]*$")
+_BREAKS = ("softbreak", "hardbreak")
+
+
+def strip_attr_lists(text: str) -> str:
+    """Return ``text`` without the attribute lists at its end (a title, a heading)."""
+    return _TRAILING_ATTRS.sub("", text)
+
+
+def _tabs(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """Parse a content tab (``=== "Title"``, body indented) as a heading and its body.
+
+    The heading is one level below the last heading before it (h2 to h4), so
+    every tab's content is kept, one section after another.
+    """
+    if state.is_code_block(start_line):
+        return False
+    begin = state.bMarks[start_line] + state.tShift[start_line]
+    if not state.src.startswith("===", begin):
+        return False
+    match = _TAB.fullmatch(state.src[begin : state.eMarks[start_line]].rstrip())
+    if match is None:
+        return False
+    if silent:
+        return True
+    indent = state.sCount[start_line] + 4
+    end = line = start_line + 1
+    while line < end_line:
+        if not state.isEmpty(line):
+            if state.sCount[line] < indent:
+                break
+            end = line + 1
+        line += 1
+    above = next(
+        (
+            int(token.tag[1])
+            for token in reversed(state.tokens)
+            if token.type == "heading_open" and token.markup != "==="
+        ),
+        1,
+    )
+    tag = f"h{min(above + 1, 4)}"
+    heading = state.push("heading_open", tag, 1)
+    heading.markup, heading.map = "===", [start_line, start_line + 1]
+    title = state.push("inline", "", 0)
+    title.content, title.map, title.children = match.group(1), heading.map, []
+    state.push("heading_close", tag, -1).markup = "==="
+    old_indent, old_max = state.blkIndent, state.lineMax
+    state.blkIndent, state.lineMax = indent, end
+    state.md.block.tokenize(state, start_line + 1, end)
+    state.blkIndent, state.lineMax = old_indent, old_max
+    state.line = end
+    return True
+
+
+def _attr_lists(state: StateCore) -> None:
+    """Drop attribute lists after images, links and code, and at the end of a line.
+
+    ``![a](x.png){ width="200px" }``, ``## Title { #id }``, a paragraph's last
+    line ``{: .class }``: an image block carries neither width nor alignment.
+    """
+    for token in state.tokens:
+        children = token.children
+        if token.type != "inline" or not children:
+            continue
+        kept: list[Token] = []
+        for index, child in enumerate(children):
+            if child.type == "text":
+                if kept and kept[-1].type not in ("text", *_BREAKS):
+                    child.content = _LEADING_ATTRS.sub("", child.content)
+                following = children[index + 1] if index + 1 < len(children) else None
+                if following is None or following.type in _BREAKS:
+                    child.content = _TRAILING_ATTRS.sub("", child.content)
+                if not child.content:
+                    continue
+            kept.append(child)
+        while kept and kept[-1].type in _BREAKS:
+            kept.pop()
+        token.children = kept
+
+
+def mkdocs_plugin(md: MarkdownIt) -> None:
+    """Teach ``md`` MkDocs syntax: admonitions, content tabs, attribute lists.
+
+    Admonitions come as ``admonition_*`` tokens (mdit-py-plugins' ``admon``),
+    tabs as headed sections, and attribute lists are dropped.
+    """
+    md.use(admon_plugin)
+    md.block.ruler.before(
+        "fence",
+        "tabs",
+        _tabs,
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    )
+    md.core.ruler.after("inline", "attr_lists", _attr_lists)
 
 
 def _inline_text(token: Token) -> str:
@@ -328,8 +453,10 @@ def _build() -> MarkdownIt:
     md.use(math_plugin)
     md.use(cjk_emphasis_plugin)
     md.use(emoji_plugin)
+    md.use(mkdocs_plugin)
     md.core.ruler.after("block", "callouts", _callouts)
-    md.core.ruler.after("inline", "heading_anchors", _heading_anchors)
+    md.core.ruler.after("callouts", "admonitions", _admonitions)
+    md.core.ruler.after("attr_lists", "heading_anchors", _heading_anchors)
     for name in _MATH_TOKENS:
         md.add_render_rule(name, _render_math)
     md.add_render_rule("fence", _render_fence)

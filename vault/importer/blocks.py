@@ -207,6 +207,8 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             self._list(node)
         elif kind == "blockquote_open":
             self._blockquote(node)
+        elif kind == "admonition_open":
+            self._admonition(node)
         elif kind == "table_open":
             self._table(node)
         elif kind == "fence":

@@ -204,6 +204,48 @@ class ContainerMixin:
         )
         self._hoisted(images, "callout")
 
+    def _admonition(self, node: list[Token]) -> None:
+        """Import a MkDocs admonition (``!!! note "Title"``, ``??? tip``) as a callout.
+
+        A collapsible one is shown open; ``!!! note ""`` (no title bar) gets the
+        callout's kind label, as every callout block has a title bar.
+        """
+        line = self._line(node[0])
+        written = node[0].meta.get("tag", "")
+        kind = CALLOUT_TYPES.get(written)
+        if kind is None:
+            self._warn(
+                f"unknown admonition type !!! {written}; imported as a note", line
+            )
+            kind = "note"
+        if self._footnote_labels(node):
+            self._markdown(node)
+            return
+        inner = node[1:-1]
+        title = ""
+        title_children: list[Token] = []
+        if inner and inner[0].type == "admonition_title_open":
+            # Without a title of its own, the admonition is titled by its type.
+            if len(node[0].info.split()) > 1:
+                title_children = inner[1].children or []
+                title = self.inline.text(title_children, inner[1].content)
+            inner = inner[3:]
+        body = self._rich_body(split_nodes(inner))
+        if body is None:
+            self._markdown(node)
+            return
+        markup, images = body
+        if not markup:
+            if not title:
+                self._warn("empty callout; dropped", line)
+                return
+            one_line = self._rich_body([(title_children, line, node[0].info)])
+            markup, title = (one_line[0] if one_line else ""), ""
+        self._emit(
+            "callout", {"kind": kind, "title": title[:255], "body": markup}, line
+        )
+        self._hoisted(images, "callout")
+
     def _quote(self, node, inner, line: int) -> None:
         items: list = list(inner)
         source = ""

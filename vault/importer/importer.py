@@ -22,6 +22,7 @@ from django.db import transaction
 from wagtail.models import Page
 
 from blog.models import PostPage, SeriesPage
+from rendering.markdown import strip_attr_lists
 
 from .assets import AssetFinder, local_part
 from .blocks import parse_body, parse_intro
@@ -243,7 +244,7 @@ class Importer(SaveMixin, PlacesMixin):
         source.errors.extend(body.errors)
         source.warnings.extend(body.warnings)
         source.title = (
-            split.front.title
+            strip_attr_lists(split.front.title or "")
             or body.h1
             or (source.name if source.kind == SERIES else Path(source.name).stem)
         )

@@ -14,7 +14,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 
 from rendering.cjk import cjk_emphasis_plugin
-from rendering.markdown import math_plugin
+from rendering.markdown import math_plugin, mkdocs_plugin
 from rendering.shortcodes import emoji_plugin
 
 
@@ -43,6 +43,7 @@ def _build() -> MarkdownIt:
     md.use(cjk_emphasis_plugin)
     md.use(emoji_plugin)
     md.inline.ruler.at("newline", _newline_with_offset)
+    md.use(mkdocs_plugin)
     return md
 
 
