@@ -15,6 +15,7 @@ from django.utils.functional import cached_property
 from django.utils.html import strip_tags
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
+from wagtail.blocks import StreamValue
 from wagtail.contrib.sitemaps import Sitemap
 from wagtail.contrib.sitemaps.views import index as wagtail_sitemap_index
 from wagtail.models import Site
@@ -22,6 +23,7 @@ from wagtail.models import Site
 from blog.models import CountedPaginator, readable
 from blog.paths import sitemap_paths
 from blog.social import social_image_url
+from blog.text import prose_text
 from pagecache.cache import remember_at
 
 DESCRIPTION_LENGTH = 160
@@ -40,6 +42,14 @@ def json_ld(data) -> str:
 
 def _plain(html: str) -> str:
     return " ".join(strip_tags(html or "").split())
+
+
+def _intro_text(page) -> str:
+    """Return the plain text of a page's intro: rich text, or a series' prose."""
+    intro = getattr(page, "intro", "")
+    if isinstance(intro, StreamValue):
+        return prose_text(intro)
+    return _plain(intro)
 
 
 class _Home:
@@ -69,7 +79,7 @@ def _description(page, tag, home: _Home) -> str:
     candidates = [
         getattr(page, "search_description", ""),
         getattr(page, "summary", ""),
-        _plain(getattr(page, "intro", "")),
+        _intro_text(page),
     ]
     text = next((c for c in candidates if c and c.strip()), "") or home.intro
     return Truncator(" ".join(text.split())).chars(DESCRIPTION_LENGTH)

@@ -73,11 +73,21 @@ def body_text(stream_value) -> str:
     Rich text is reduced to its text; everything else is kept as written,
     whitespace collapsed.
     """
+    return _joined(body_pieces(stream_value.raw_data, stream_value.stream_block))
+
+
+def prose_text(stream_value) -> str:
+    """Return the prose of a body (no code, TeX or labels), whitespace collapsed."""
+    pieces = body_pieces(stream_value.raw_data, stream_value.stream_block)
+    return _joined(p for p in pieces if p.kind in (Text.PROSE, Text.RICH_TEXT))
+
+
+def _joined(pieces: Iterable[Piece]) -> str:
     texts = [
         get_text_for_indexing(piece.text)
         if piece.kind is Text.RICH_TEXT
         else piece.text
-        for piece in body_pieces(stream_value.raw_data, stream_value.stream_block)
+        for piece in pieces
     ]
     return " ".join(" ".join(t.split()) for t in texts if t)
 

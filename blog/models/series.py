@@ -4,11 +4,12 @@ from django.db import models
 from django.db.models.functions import Substr
 from wagtail.admin.panels import FieldPanel
 from wagtail.contrib.routable_page.models import RoutablePageMixin, path
-from wagtail.fields import RichTextField
+from wagtail.fields import StreamField
 from wagtail.models import Page, PageManager
 from wagtail.query import PageQuerySet
 from wagtail.search import index
 
+from blog.blocks import PostBodyBlock
 from blog.feeds import PostFeed
 from blog.models.base import (
     CountedPaginator,
@@ -17,6 +18,7 @@ from blog.models.base import (
     SeriesOrdering,
     readable,
 )
+from blog.models.body import RenderedBody
 from blog.models.post import PostPage, live_post_pages
 from blog.paths import feed_paths, is_site_root, listing_paths
 from pagecache.cache import remember
@@ -70,12 +72,15 @@ def series_under(parent):
     )
 
 
-class SeriesPage(OneQueryViewRestrictions, RoutablePageMixin, ImportedFrom, Page):
+class SeriesPage(
+    RenderedBody, OneQueryViewRestrictions, RoutablePageMixin, ImportedFrom, Page
+):
     """A folder of posts: a section, or a series read in order."""
 
     Ordering = SeriesOrdering
 
-    intro = RichTextField(blank=True, features=["bold", "italic", "code", "link"])
+    # A body like a post's: prose, code, math, callouts, images.
+    intro = StreamField(PostBodyBlock(), blank=True)
     cover = models.ForeignKey(
         "wagtailimages.Image",
         null=True,
@@ -109,6 +114,11 @@ class SeriesPage(OneQueryViewRestrictions, RoutablePageMixin, ImportedFrom, Page
         db_table = "series_seriespage"
         verbose_name = "栏目 / 系列"
         verbose_name_plural = "栏目 / 系列"
+
+    @property
+    def body(self):
+        """Return the intro, rendered and kept as a post's body is (RenderedBody)."""
+        return self.intro
 
     def listing_paths(self):
         """Return the paths of this listing and of its feed."""
@@ -172,6 +182,8 @@ class SeriesPage(OneQueryViewRestrictions, RoutablePageMixin, ImportedFrom, Page
 
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
+        if self.intro:
+            context.update(self.body_context(request))
         paginator = self.posts_paginator()
         context["posts"] = paginator.get_page(request.GET.get("page"))
         subseries = list(self.subseries())

@@ -56,6 +56,17 @@ def queries(client, url):
     return sql, response.content.decode()
 
 
+SERIES_INTRO = [
+    {"type": "paragraph", "value": "<p>CuTe 的布局代数。</p>"},
+    {"type": "code", "value": {"language": "cuda", "code": "auto t = make_tensor();"}},
+    {"type": "math", "value": {"tex": "L = (4, 8):(8, 1)", "label": ""}},
+    {
+        "type": "callout",
+        "value": {"kind": "tip", "title": "", "body": "<p>先读 layout。</p>"},
+    },
+]
+
+
 @pytest.fixture(autouse=True)
 def _listing_cache(settings):
     settings.LISTING_CACHE_SECONDS = 3600
@@ -64,7 +75,8 @@ def _listing_cache(settings):
 @pytest.fixture
 def blog(home, tag_index, archive):
     cuda = SeriesPageFactory(parent=home, slug="cuda", ordering="newest")
-    series = SeriesPageFactory(parent=cuda, slug="cute")
+    # A series intro with code, math and a callout, rendered once and kept.
+    series = SeriesPageFactory(parent=cuda, slug="cute", intro=SERIES_INTRO)
     notes = SeriesPageFactory(parent=home, slug="notes")
     make_posts(cuda, 3)
     make_posts(series, 2, start=100)

@@ -73,7 +73,14 @@ def site(home):
     home.intro = "<p>GPU、量化与系统的笔记。</p>"
     home.save()
     cuda = SeriesPageFactory(
-        parent=home, title="CUDA", slug="cuda", intro="<p>CUDA 编程。</p>"
+        parent=home,
+        title="CUDA",
+        slug="cuda",
+        # The description is the intro's prose, not its code.
+        intro=[
+            {"type": "paragraph", "value": "<p>CUDA 编程。</p>"},
+            {"type": "code", "value": {"language": "c", "code": "int x;"}},
+        ],
     )
     cute = SeriesPageFactory(parent=cuda, title="CuTe", slug="cute")
     flash = PostPageFactory(

@@ -26,7 +26,6 @@ from wagtail.models import Page, Site
 from blog.models import ArchivePage, HomePage, PostPage, SeriesPage, TagIndexPage
 
 from .blocks import body_to_markdown, document
-from .richtext import rich_text_to_markdown
 
 # Folder names the importer never reads as series (docs/markdown-format.md).
 RESERVED_FOLDERS = ("images", "image", "img", "assets", "attachments")
@@ -181,7 +180,7 @@ class _Exporter:
             ]
             if isinstance(page, SeriesPage):
                 fields = self.series_fields(page, resolver)
-                body = rich_text_to_markdown(page.intro or "", resolver)
+                body = body_to_markdown(page.intro.raw_data, resolver)
                 self.stats.series += 1
             else:
                 fields = self.post_fields(page, resolver)

@@ -34,7 +34,6 @@ from rendering import (
 from .assets import AssetFinder
 from .containers import EDGE_BREAKS, ContainerMixin
 from .inline import (
-    INTRO_FEATURES,
     Collector,
     DisplayMath,
     InlineConverter,
@@ -52,7 +51,7 @@ from .rawhtml import (
 from .report import Issue
 from .tokens import parse_markdown, soft_break_lines, split_nodes
 
-__all__ = ["REGION_READERS", "ImageSlot", "ParsedBody", "parse_body", "parse_intro"]
+__all__ = ["REGION_READERS", "ImageSlot", "ParsedBody", "parse_body"]
 
 LANGUAGE_NAMES = frozenset(alias for alias, _ in language_choices())
 _TEXT_NAMES = frozenset(
@@ -94,25 +93,6 @@ def parse_body(
     return _BodyParser(text, first_line, title, base_dir, finder, breaks=breaks).parse()
 
 
-def parse_intro(
-    text: str,
-    *,
-    first_line: int = 1,
-    title: str | None = None,
-    base_dir: Path | None = None,
-    finder: AssetFinder | None = None,
-    breaks: bool = False,
-) -> ParsedBody:
-    """Return a series intro (its `index.md` body) as rich text in `ParsedBody.html`.
-
-    The intro allows bold, italic, code and links; headings become bold lines,
-    list items lines, and other blocks are dropped with a warning.
-    """
-    return _BodyParser(
-        text, first_line, title, base_dir, finder, intro=True, breaks=breaks
-    ).parse()
-
-
 def _same_title(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
@@ -128,23 +108,17 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         base_dir: Path | None,
         finder: AssetFinder | None,
         *,
-        intro: bool = False,
         breaks: bool = False,
     ) -> None:
         self.first_line = first_line
         self.title = title
         self.base = base_dir or Path()
         self.finder = finder
-        self.intro = intro
         self.result = ParsedBody()
         self.collector = Collector(
             links=self.result.links, warnings=self.result.warnings
         )
-        self.inline = InlineConverter(
-            self.collector,
-            breaks=breaks,
-            **({"features": INTRO_FEATURES} if intro else {}),
-        )
+        self.inline = InlineConverter(self.collector, breaks=breaks)
         self.source_lines = text.split("\n")
         self.regions: dict[int, Region] = {}
         self.env: dict = {}  # markdown-it's, for the footnotes it saw
@@ -186,11 +160,6 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                     None,
                 )
                 self._warn(f"footnote [^{label}] is never referenced; dropped", line)
-        if self.intro:
-            self.result.html = "".join(
-                block.value for block in self.result.blocks if block.type == "paragraph"
-            )
-            self.result.blocks = []
         return self.result
 
     def _node(self, nodes: list[list[Token]], i: int) -> int:
@@ -230,9 +199,6 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         self.result.warnings.append(Issue(message, line))
 
     def _emit(self, type_: str, value: Any, line: int) -> None:
-        if self.intro:
-            self._warn(f"a series intro cannot hold a {type_} block; dropped", line)
-            return
         self._flush()
         self.result.blocks.append(Block(type_, value, line))
 
@@ -397,9 +363,6 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                 return
         if not text:
             return
-        if self.intro:
-            self._add_prose(f"<p><b>{html.escape(text, quote=False)}</b></p>", line)
-            return
         if len(text) > HEADING_MAX_LENGTH:
             self._warn(
                 f"heading longer than {HEADING_MAX_LENGTH} characters; "
@@ -443,13 +406,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             self._prose_paragraph(run, line)
             run = []
             if isinstance(piece, DisplayMath):
-                if self.intro:
-                    self._add_prose(
-                        f"<p>{html.escape(f'${piece.tex.strip()}$', quote=False)}</p>",
-                        piece.line,
-                    )
-                else:
-                    self._math(piece.tex, "", piece.line)
+                self._math(piece.tex, "", piece.line)
             else:
                 self._image(piece)
         self._prose_paragraph(run, line)
@@ -551,9 +508,6 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
     def _math(self, tex: str, label: str, line: int) -> None:
         tex = tex.strip()
         if not tex:
-            return
-        if self.intro:
-            self._add_prose(f"<p>{html.escape(f'${tex}$', quote=False)}</p>", line)
             return
         self._emit("math", {"tex": tex, "label": label[:32]}, line)
 

@@ -40,14 +40,6 @@ class ContainerMixin:
         if self._footnote_labels(node):
             self._markdown(node)
             return
-        if self.intro:
-            for token in node:
-                if token.type == "inline":
-                    pieces = self.inline.pieces(
-                        token.children or [], self._line(token), token.content
-                    )
-                    self._pieces(pieces, line)
-            return
         converted = self._list_html(node)
         if converted is None or any(isinstance(p, DisplayMath) for p in converted[1]):
             self._markdown(node)
@@ -147,9 +139,6 @@ class ContainerMixin:
 
     def _blockquote(self, node: list[Token]) -> None:
         line = self._line(node[0])
-        if self.intro:
-            self._warn("a series intro cannot hold a quote; dropped", line)
-            return
         if self._footnote_labels(node):
             self._markdown(node)
             return
@@ -298,9 +287,6 @@ class ContainerMixin:
         references, so each note stays with its reference.
         """
         line = self._line(node[0])
-        if self.intro:
-            self._warn("a series intro cannot hold this; dropped", line)
-            return
         start, end = node[0].map or (0, 0)
         parts = [self._source(start, end)]
         for label in self._footnote_labels(node):

@@ -25,10 +25,10 @@ from blog.models import PostPage, SeriesPage
 from rendering.markdown import strip_attr_lists
 
 from .assets import AssetFinder, local_part
-from .blocks import parse_body, parse_intro
+from .blocks import parse_body
 from .dialect import Choice, line_breaks
 from .errors import FileFailed, internal_error
-from .fill import body_raw, finish
+from .fill import body_raw
 from .frontmatter import FrontMatterError, split_document
 from .history import file_dates, is_shallow
 from .images import ImageStore
@@ -231,8 +231,7 @@ class Importer(SaveMixin, PlacesMixin):
             return
         source.front = split.front
         source.warnings.extend(split.warnings)
-        parse = parse_intro if source.kind == SERIES else parse_body
-        body = parse(
+        body = parse_body(
             split.body,
             first_line=split.body_line,
             title=split.front.title or None,
@@ -541,11 +540,11 @@ class Importer(SaveMixin, PlacesMixin):
         source = saved.source
         page = self._model(source).objects.get(pk=saved.pk)
         page = page.get_latest_revision_as_object()
+        raw, _ = body_raw(source.body, resolved, saved.images)
         if source.kind == POST:
-            raw, _ = body_raw(source.body, resolved, saved.images)
             page.body = self.body_block.to_python(raw)
         else:
-            page.intro = finish(source.body.html, source.body.links, resolved, [])
+            page.intro = self.body_block.to_python(raw)
         latest = page.get_latest_revision()
         # Complete the revision this run saved rather than adding a second one.
         overwrite = latest if latest and latest.pk == saved.revision_pk else None

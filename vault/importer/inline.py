@@ -34,7 +34,6 @@ _INLINE_TAGS = {
     "sub": "sub",
 }
 RICH_FEATURES = frozenset({"b", "i", "code", "a", "s", "sup", "sub", "br"})
-INTRO_FEATURES = frozenset({"b", "i", "code", "a"})
 
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\b([^>]*?)(/?)>", re.DOTALL)
 _ATTR = re.compile(

@@ -62,5 +62,3 @@ class ParsedBody:
     errors: list[Issue] = field(default_factory=list)
     # The first `# H1`, when it gave the title (there was none in front matter).
     h1: str | None = None
-    # Rich text, for a series intro.
-    html: str = ""

@@ -54,9 +54,6 @@ class RawHtmlMixin:
 
     def _image(self, ref: ImageRef) -> None:
         src = ref.src.strip()
-        if self.intro:
-            self._warn("a series intro cannot hold an image; dropped", ref.line)
-            return
         if src.startswith(("http://", "https://", "//")):
             self._warn(f"remote image {src} not imported; kept as a link", ref.line)
             label = escape_text(ref.alt or src)

@@ -25,7 +25,7 @@ from .errors import (
     katex_message,
     slug_taken,
 )
-from .fill import body_raw, finish
+from .fill import body_raw
 from .links import POST
 from .places import redirect_path
 from .records import PageInfo, Saved, Source
@@ -117,9 +117,9 @@ class SaveMixin:
             page.title = source.title
         page.slug = source.slug
         resolved = self._resolve(source, report=False)
-        raw = source.body.html
+        image_pks = self._image_pks(source)
         if source.path is not None:
-            page.intro = finish(raw, source.body.links, resolved, [])
+            page.intro = self._stream(*body_raw(source.body, resolved, image_pks))
             if front.ordering in ORDERINGS:
                 page.ordering = front.ordering
             elif front.ordering:
@@ -132,7 +132,7 @@ class SaveMixin:
                 page.cover_id = self._cover(source)
         page.source_path = source.rel
         page.source_hash = source.hash
-        return self._store(page, parent, source, resolved, [])
+        return self._store(page, parent, source, resolved, image_pks)
 
     def _adopt(self, parent: Page, source: Source, model: type[Page]):
         """Return (page, adopted): a new page, or the one at this slug if never imported.

@@ -137,8 +137,32 @@ def build_site(home):
         home,
         title="Misc: odds and ends",
         slug="misc",
-        intro="<p>Things that fit <b>nowhere</b> else; see "
-        f'<a linktype="page" id="{checklist.pk}">the checklist</a>.</p>',
+        intro=[
+            {
+                "type": "paragraph",
+                "value": "<p>Things that fit <b>nowhere</b> else; see "
+                f'<a linktype="page" id="{checklist.pk}">the checklist</a>.</p>',
+            },
+            {
+                "type": "callout",
+                "value": {
+                    "kind": "tip",
+                    "title": "Setup",
+                    "body": "<p>Build with <code>make</code>.</p>",
+                },
+            },
+            {
+                "type": "code",
+                "value": {
+                    "language": "bash",
+                    "filename": "",
+                    "code": "make -j8",
+                    "highlight_lines": "",
+                    "line_numbers": True,
+                },
+            },
+            {"type": "math", "value": {"tex": "T = N / B", "label": ""}},
+        ],
         ordering="explorer",
         cover=make_image("misc cover", "red", "cover.png"),
     )
@@ -201,7 +225,7 @@ def build_site(home):
         slug="tricky",
     )
     drafts = add_series(
-        misc, title="Unpublished series", slug="drafts", intro="", ordering="explorer"
+        misc, title="Unpublished series", slug="drafts", intro=[], ordering="explorer"
     )
     drafts.unpublish()
     aliased = add_post(

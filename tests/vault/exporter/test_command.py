@@ -9,7 +9,7 @@ from vault.exporter.tree import ExportError, export_site
 
 @pytest.mark.django_db
 def test_reserved_names_are_not_used_for_pages(home, tmp_path):
-    add_series(home, title="Images", slug="images", intro="", ordering="explorer")
+    add_series(home, title="Images", slug="images", intro=[], ordering="explorer")
     add_post(home, [], title="Index", slug="index")
     export_site(tmp_path / "out")
     files = read_tree(tmp_path / "out")

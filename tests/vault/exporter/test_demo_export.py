@@ -75,7 +75,15 @@ def test_export_writes_folders_posts_and_images(site, tmp_path):
         "weight: 4\n"
         "---\n\n"
         "Things that fit **nowhere** else; see "
-        "[the checklist](../cuda/cuda-performance-checklist.md).\n"
+        "[the checklist](../cuda/cuda-performance-checklist.md).\n\n"
+        "> [!TIP] Setup\n"
+        "> Build with `make`.\n\n"
+        "```bash\n"
+        "make -j8\n"
+        "```\n\n"
+        "$$\n"
+        "T = N / B\n"
+        "$$\n"
     )
     assert f"misc/images/{cover}" in files
 

@@ -177,9 +177,10 @@ def test_every_demo_paragraph_reads_back(home):
     call_command("load_demo", verbosity=0)
     home.refresh_from_db()
     rich_texts = [home.intro]
-    rich_texts += [series.intro for series in SeriesPage.objects.all()]
-    for post in PostPage.objects.all():
-        for block in post.body.get_prep_value():
+    bodies = [series.intro for series in SeriesPage.objects.all()]
+    bodies += [post.body for post in PostPage.objects.all()]
+    for body in bodies:
+        for block in body.get_prep_value():
             value = block["value"]
             if block["type"] == "paragraph":
                 rich_texts.append(value)

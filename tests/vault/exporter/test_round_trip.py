@@ -79,7 +79,7 @@ def snapshot(home) -> list[tuple[str, dict]]:
         if isinstance(page, SeriesPage):
             fields |= {
                 "ordering": latest.ordering,
-                "intro": canonical_html(latest.intro, page_url),
+                "intro": body_key(latest.intro, page_url),
                 "cover": image_key(latest.cover_id),
             }
         else:

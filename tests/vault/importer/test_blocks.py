@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from vault.importer.assets import AssetFinder
-from vault.importer.blocks import parse_body, parse_intro
+from vault.importer.blocks import parse_body
 from vault.importer.inline import LINK_MARKER
 from vault.importer.parsed import ImageSlot
 
@@ -400,22 +400,6 @@ def test_links_to_other_files_are_markers_until_pages_exist():
         ("dir/name", True, "dir/name &gt; h"),
     ]
     assert '<a href="https://e.com/a.md">web</a>' in paragraph.value
-
-
-def test_a_series_intro_keeps_only_bold_italic_code_and_links():
-    body = parse_intro(
-        "# CUDA\n\n**粗** *斜* `code` ~~删~~ [链](https://e.com) $x$ 与 [[post]]\n\n"
-        "## 小节\n\n- 项\n\n```c\nint x;\n```\n",
-        title="CUDA",
-    )
-    assert LINK_MARKER.sub("LINK", body.html) == (
-        '<p><b>粗</b> <i>斜</i> <code>code</code> 删 <a href="https://e.com">链</a> '
-        "$x$ 与 LINK</p><p><b>小节</b></p><p>项</p>"
-    )
-    assert body.blocks == []
-    assert [w.message for w in body.warnings] == [
-        "a series intro cannot hold a code block; dropped"
-    ]
 
 
 # MkDocs syntax ---------------------------------------------------------------

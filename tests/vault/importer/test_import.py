@@ -105,12 +105,27 @@ def test_series_take_title_intro_and_ordering_from_their_index(imported):
     assert cuda.title == "CUDA"
     assert cuda.ordering == SeriesPage.Ordering.NEWEST
     smem = post(MAIN)
-    assert cuda.intro == (
+    # The intro is a body like a post's: every block kept, in order.
+    intro = list(cuda.intro.raw_data)
+    assert [block["type"] for block in intro] == [
+        "paragraph",
+        "heading",
+        "paragraph",
+        "markdown",
+        "paragraph",
+        "math",
+        "image",
+    ]
+    assert intro[0]["value"] == (
         "<p><b>CUDA</b> 编程笔记：<i>共享内存</i>、<code>warp</code> 与 "
         '<a href="https://docs.nvidia.com/cuda/">官方文档</a>，公式 $O(n^2)$ 保持原样。'
         f'从 <a linktype="page" id="{smem.pk}">2-shared-memory</a> 读起。</p>'
-        "<p><b>本栏目</b></p><p>列表项变成一行</p>"
     )
+    assert intro[1]["value"] == {"text": "本栏目", "level": "h2"}
+    assert intro[2]["value"] == "<ul><li>列表项保留为列表</li></ul>"
+    assert intro[3]["value"].startswith('!!! tip "环境"\n    需要 CUDA 12')
+    assert intro[5]["value"]["tex"] == "B = \\frac{\\text{bytes}}{t}"
+    assert intro[6]["value"]["alt"] == "本栏目的封面"
     notes = SeriesPage.objects.get(source_path="notes")
     assert notes.title == "读书笔记"
     # No index.md: the folder name is the title.
@@ -288,6 +303,20 @@ def test_the_report_names_file_and_line_of_every_warning(imported, vault):
         "broken link to does-not-exist: no such file"
     ) in out
     assert "warnings: 3" in out
+
+
+def test_a_series_intro_renders_code_math_callouts_and_images(client, imported):
+    html = client.get("/cuda/").content.decode()
+
+    intro = html[html.index('class="intro') : html.index('class="series-posts"')]
+    assert '<aside class="callout callout-tip">' in intro
+    assert 'class="highlight' in intro and "nvidia-smi" in intro
+    assert intro.count('class="katex-display"') == 1
+    assert "<img" in intro and 'alt="本栏目的封面"' in intro
+    for raw in ("!!!", "$$", "{ width=", "```"):
+        assert raw not in intro
+    assert "katex/katex.min.css" in html
+    assert "css/pygments.css" in html
 
 
 def test_a_rendered_post_shows_no_markdown_syntax(client, imported):
