@@ -208,6 +208,41 @@ def _tabs(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bo
     return True
 
 
+_ADMONITION_START = re.compile(r"( *)(?:!!!|\?\?\?\+?)[ \t]*\S")
+_FENCE_MARK = re.compile(r" {0,3}(?:```|~~~)")
+
+
+def _admonition_blank_lines(state: StateCore) -> None:
+    """Let blank lines inside an admonition's body keep it open.
+
+    mdit-py-plugins' admonition ends at two blank lines in a row, where
+    Python-Markdown goes on while the next text is indented into the body (two
+    blank lines between functions in a code example). A blank line followed by
+    such a line is given the body's indentation; the line count is unchanged.
+    """
+    if "!!!" not in state.src and "???" not in state.src:
+        return
+    lines = state.src.split("\n")
+    bodies: list[int] = []  # the body indentation of each open admonition
+    in_fence = False
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        while bodies and indent < bodies[-1]:
+            bodies.pop()
+        if bodies:
+            blank = index - 1
+            while blank >= 0 and not lines[blank].strip():
+                lines[blank] = " " * bodies[-1]
+                blank -= 1
+        elif _FENCE_MARK.match(line):
+            in_fence = not in_fence
+        if not in_fence and (start := _ADMONITION_START.match(line)):
+            bodies.append(len(start.group(1)) + 4)
+    state.src = "\n".join(lines)
+
+
 def _attr_lists(state: StateCore) -> None:
     """Drop attribute lists after images, links and code, and at the end of a line.
 
@@ -241,6 +276,7 @@ def mkdocs_plugin(md: MarkdownIt) -> None:
     tabs as headed sections, and attribute lists are dropped.
     """
     md.use(admon_plugin)
+    md.core.ruler.after("normalize", "admonition_blank_lines", _admonition_blank_lines)
     md.block.ruler.before(
         "fence",
         "tabs",

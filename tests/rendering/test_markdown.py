@@ -449,3 +449,32 @@ def test_attribute_lists_are_never_shown():
     ]
     assert all(set(img.attrs) == {"src", "alt"} for img in first.find_all("img"))
     assert last.get_text() == "Braces in prose stay: {x} and set {a, b}."
+
+
+def test_blank_lines_inside_an_admonition_body_keep_it_open():
+    text = (
+        '!!! example "Two functions"\n'
+        "    ```python\n"
+        "    def a():\n"
+        "        pass\n"
+        "\n"
+        "\n"
+        "    def b():\n"
+        "        pass\n"
+        "    ```\n"
+        "\n"
+        "\n"
+        "    Still inside.\n"
+        "\n"
+        "Outside.\n"
+    )
+
+    soup = soup_of(text)
+
+    aside = soup.aside
+    assert aside.select_one("code.language-python").get_text() == (
+        "def a():\n    pass\n\n\ndef b():\n    pass\n"
+    )
+    assert aside.find_all("p")[-1].get_text() == "Still inside."
+    assert soup.find_all("p", recursive=False)[-1].get_text() == "Outside."
+    assert "```" not in soup.get_text()

@@ -585,3 +585,25 @@ def test_attribute_lists_are_dropped_from_images_links_and_headings(tmp_path):
     )
     assert body.blocks[4].value == {"text": "Results", "level": "h2"}
     assert body.warnings == []
+
+
+def test_an_admonition_whose_code_has_two_blank_lines_stays_whole():
+    body = parse(
+        """
+        !!! example "Two functions"
+            ```python
+            def a():
+                pass
+
+
+            def b():
+                pass
+            ```
+
+        After.
+        """
+    )
+
+    assert types(body) == ["markdown", "paragraph"]
+    assert body.blocks[0].value.endswith("        pass\n    ```")
+    assert body.blocks[1].value == "<p>After.</p>"

@@ -319,6 +319,18 @@ def test_a_series_intro_renders_code_math_callouts_and_images(client, imported):
     assert "css/pygments.css" in html
 
 
+def test_attribute_lists_never_reach_a_title(tmp_path, run_import, client):
+    (tmp_path / "a.md").write_text(
+        '---\ntitle: "Roofline 模型 { #roofline }"\n---\n\nText.\n', "utf-8"
+    )
+    (tmp_path / "b.md").write_text("# Tiling {: .center }\n\nText.\n", "utf-8")
+    assert run_import(tmp_path).error is None
+
+    assert post("a.md").title == "Roofline 模型"
+    assert post("b.md").title == "Tiling"
+    assert "{" not in client.get("/archive/").content.decode().split("<main", 1)[1]
+
+
 def test_a_rendered_post_shows_no_markdown_syntax(client, imported):
     response = client.get("/cuda/2-shared-memory/")
     assert response.status_code == 200
