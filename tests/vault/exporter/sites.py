@@ -133,6 +133,7 @@ def build_site(home):
     call_command("load_demo", verbosity=0)
     add_embed(EMBED_URL)
     checklist = PostPage.objects.get(slug="cuda-performance-checklist")
+    shelf = make_image("a shelf", "blue", "shelf.png")
     misc = add_series(
         home,
         title="Misc: odds and ends",
@@ -162,6 +163,10 @@ def build_site(home):
                 },
             },
             {"type": "math", "value": {"tex": "T = N / B", "label": ""}},
+            {
+                "type": "image",
+                "value": {"image": shelf.pk, "alt": "shelf", "caption": "The shelf"},
+            },
         ],
         ordering="explorer",
         cover=make_image("misc cover", "red", "cover.png"),

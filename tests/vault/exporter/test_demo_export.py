@@ -53,7 +53,7 @@ def test_export_writes_folders_posts_and_images(site, tmp_path):
     )
     posts, series = PostPage.objects.count(), SeriesPage.objects.count()
     assert stdout.text.startswith(
-        f"Exported {posts} posts, {series} series (2 of them drafts), 3 images → "
+        f"Exported {posts} posts, {series} series (2 of them drafts), 4 images → "
     )
 
     # Images: the original file, beside the Markdown that shows it.
@@ -66,6 +66,7 @@ def test_export_writes_folders_posts_and_images(site, tmp_path):
     index = files["misc/index.md"].decode()
     # The storage may have renamed it (cover_AbC1234.png) if the name was taken.
     cover = Path(SeriesPage.objects.get(slug="misc").cover.file.name).name
+    shelf = Path(get_image_model().objects.get(title="a shelf").file.name).name
     assert index == (
         "---\n"
         "title: 'Misc: odds and ends'\n"
@@ -83,9 +84,11 @@ def test_export_writes_folders_posts_and_images(site, tmp_path):
         "```\n\n"
         "$$\n"
         "T = N / B\n"
-        "$$\n"
+        "$$\n\n"
+        f'![shelf](images/{shelf} "The shelf")\n'
     )
     assert f"misc/images/{cover}" in files
+    assert f"misc/images/{shelf}" in files
 
 
 @pytest.mark.django_db
