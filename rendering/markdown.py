@@ -149,24 +149,30 @@ def _admonitions(state: StateCore) -> None:
 
 # pymdownx.tabbed: ``=== "中文"`` (``===!`` starts a new set, ``===+`` is selected).
 _TAB = re.compile(r'===[!+]{0,2}[ \t]+"([^"\n]*)"[ \t]*')
-# Python-Markdown's attr_list: ``{: .class #id key="value" key=value }``.
-_ATTR = r"""(?:[#.][\w-]+|[\w:-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s"'{}]+))"""
-_ATTR_LIST = rf"\{{:?[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}"
-_LEADING_ATTRS = re.compile(rf"^{_ATTR_LIST}(?:[ \t]*{_ATTR_LIST})*")
-_TRAILING_ATTRS = re.compile(rf"(?:[ \t]*{_ATTR_LIST})+[ \t]*$")
+# Python-Markdown's attr_list: ``{: .class #id key="value" key=value }``. Every
+# repetition is bounded, so a hostile line costs linear time.
+_ATTR = (
+    r"""(?:[#.][\w-]{1,100}|[\w:-]{1,100}="""
+    r"""(?:"[^"\n]{0,500}"|'[^'\n]{0,500}'|[^\s"'{}]{1,500}))"""
+)
+_ATTR_LIST = (
+    rf"\{{:?[ \t]{{0,20}}{_ATTR}(?:[ \t]{{1,20}}{_ATTR}){{0,30}}[ \t]{{0,20}}\}}"
+)
+_LEADING_ATTRS = re.compile(rf"^{_ATTR_LIST}(?:[ \t]{{0,20}}{_ATTR_LIST}){{0,8}}")
+_TRAILING_ATTRS = re.compile(rf"(?:{_ATTR_LIST}[ \t]{{0,20}}){{1,8}}$")
 _BREAKS = ("softbreak", "hardbreak")
 
 
 def strip_attr_lists(text: str) -> str:
     """Return ``text`` without the attribute lists at its end (a title, a heading)."""
-    return _TRAILING_ATTRS.sub("", text)
+    stripped = _TRAILING_ATTRS.sub("", text)
+    return stripped.rstrip(" \t") if stripped != text else text
 
 
 def _tabs(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
     """Parse a content tab (``=== "Title"``, body indented) as a heading and its body.
 
-    The heading is one level below the last heading before it (h2 to h4), so
-    every tab's content is kept, one section after another.
+    Tabs one after another are a set; `_tab_levels` gives their headings a level.
     """
     if state.is_code_block(start_line):
         return False
@@ -186,26 +192,45 @@ def _tabs(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bo
                 break
             end = line + 1
         line += 1
-    above = next(
-        (
-            int(token.tag[1])
-            for token in reversed(state.tokens)
-            if token.type == "heading_open" and token.markup != "==="
-        ),
-        1,
-    )
-    tag = f"h{min(above + 1, 4)}"
-    heading = state.push("heading_open", tag, 1)
+    # The tab sets seen so far, by indentation: the set's number, where it ended.
+    sets = state.env.setdefault("tab_sets", {"count": 0})
+    number, last_end = sets.get(indent, (0, -1))
+    if last_end < 0 or not all(state.isEmpty(k) for k in range(last_end, start_line)):
+        sets["count"] += 1
+        number = sets["count"]
+    sets[indent] = (number, end)
+    heading = state.push("heading_open", "h2", 1)
     heading.markup, heading.map = "===", [start_line, start_line + 1]
+    heading.meta = {"tab_set": number, "end": end}
     title = state.push("inline", "", 0)
     title.content, title.map, title.children = match.group(1), heading.map, []
-    state.push("heading_close", tag, -1).markup = "==="
+    state.push("heading_close", "h2", -1).markup = "==="
     old_indent, old_max = state.blkIndent, state.lineMax
     state.blkIndent, state.lineMax = indent, end
     state.md.block.tokenize(state, start_line + 1, end)
     state.blkIndent, state.lineMax = old_indent, old_max
     state.line = end
     return True
+
+
+def _tab_levels(state: StateCore) -> None:
+    """Give each set of tab headings the level below the heading before the set.
+
+    Headings inside a tab's content do not count.
+    """
+    above, inside_until = 1, -1
+    levels: dict[int, str] = {}
+    for index, token in enumerate(state.tokens):
+        if token.type != "heading_open":
+            continue
+        number = token.meta.get("tab_set") if token.meta else None
+        if number is None:
+            if not token.map or token.map[0] >= inside_until:
+                above = int(token.tag[1])
+            continue
+        tag = levels.setdefault(number, f"h{min(above + 1, 4)}")
+        token.tag = state.tokens[index + 2].tag = tag
+        inside_until = max(inside_until, token.meta["end"])
 
 
 _ADMONITION_START = re.compile(r"( *)(?:!!!|\?\?\?\+?)[ \t]*\S")
@@ -260,7 +285,7 @@ def _attr_lists(state: StateCore) -> None:
                     child.content = _LEADING_ATTRS.sub("", child.content)
                 following = children[index + 1] if index + 1 < len(children) else None
                 if following is None or following.type in _BREAKS:
-                    child.content = _TRAILING_ATTRS.sub("", child.content)
+                    child.content = strip_attr_lists(child.content)
                 if not child.content:
                     continue
             kept.append(child)
@@ -283,6 +308,7 @@ def mkdocs_plugin(md: MarkdownIt) -> None:
         _tabs,
         {"alt": ["paragraph", "reference", "blockquote", "list"]},
     )
+    md.core.ruler.after("block", "tab_levels", _tab_levels)
     md.core.ruler.after("inline", "attr_lists", _attr_lists)
 
 

@@ -1,3 +1,5 @@
+import time
+
 import pytest
 from bs4 import BeautifulSoup
 
@@ -478,3 +480,41 @@ def test_blank_lines_inside_an_admonition_body_keep_it_open():
     assert aside.find_all("p")[-1].get_text() == "Still inside."
     assert soup.find_all("p", recursive=False)[-1].get_text() == "Outside."
     assert "```" not in soup.get_text()
+
+
+def test_a_tab_set_is_one_level_below_the_heading_before_it():
+    text = (
+        "## Install\n\n"
+        '=== "pip"\n    #### Note\n    Use a venv.\n\n'
+        '=== "conda"\n    Use an env.\n\n'
+        "Then:\n\n"
+        '=== "Linux"\n    ok\n'
+    )
+
+    soup = soup_of(text)
+
+    assert [(h.name, h.get_text()) for h in soup.find_all(["h2", "h3", "h4"])] == [
+        ("h2", "Install"),
+        ("h3", "pip"),
+        ("h4", "Note"),
+        ("h3", "conda"),
+        ("h3", "Linux"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" + " " * 100_000 + "{a=b} x }",
+        "{a=b}" * 40_000 + "x",
+        '{ a="' * 40_000,
+        "\n\n".join(
+            f'=== "t{n}"\n    body\n\n!!! note\n    n\n\n\n    m' for n in range(3000)
+        ),
+    ],
+    ids=["spaces", "many-lists", "open-quotes", "tabs-and-admonitions"],
+)
+def test_mkdocs_syntax_takes_linear_time_on_hostile_input(text):
+    started = time.perf_counter()
+    render_markdown(text)
+    assert time.perf_counter() - started < 10
