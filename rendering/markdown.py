@@ -253,7 +253,8 @@ def _admonition_blank_lines(state: StateCore) -> None:
     for index, line in enumerate(lines):
         if not line.strip():
             continue
-        indent = len(line) - len(line.lstrip(" "))
+        lead = line[: len(line) - len(line.lstrip(" \t"))]
+        indent = len(lead.expandtabs(4))
         while bodies and indent < bodies[-1]:
             bodies.pop()
         if bodies:
