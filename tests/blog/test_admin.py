@@ -8,7 +8,7 @@ from django.urls import reverse
 from wagtail.test.utils.form_data import nested_form_data, rich_text, streamfield
 
 from blog.blocks import RICH_TEXT_FEATURES
-from blog.models import PostPage, TagIndexPage
+from blog.models import PostPage, SeriesPage, TagIndexPage
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 
@@ -189,3 +189,42 @@ def test_page_type_chooser_under_home_offers_only_creatable_types(editor, home):
     assert add_url("tagindexpage", home) not in html
     assert add_url("archivepage", home) not in html
     assert add_url("homepage", home) not in html
+
+
+def test_a_series_intro_is_written_with_the_post_blocks(editor, home, client):
+    intro = [
+        (
+            "paragraph",
+            rich_text("<p>从向量加法到 GEMM。</p>", features=RICH_TEXT_FEATURES),
+        ),
+        (
+            "code",
+            {
+                "language": "bash",
+                "filename": "",
+                "code": "nvcc -O3 add.cu",
+                "highlight_lines": "",
+                "line_numbers": "on",
+            },
+        ),
+        ("math", {"tex": r"B = \frac{bytes}{t}", "label": ""}),
+    ]
+    data = nested_form_data(
+        {
+            "title": "CUDA",
+            "slug": "cuda",
+            "intro": streamfield(intro),
+            "ordering": "explorer",
+            "action-publish": "action-publish",
+        }
+    )
+
+    response = editor.post(add_url("seriespage", home), data)
+
+    assert response.status_code == 302
+    series = SeriesPage.objects.get(slug="cuda")
+    assert [child.block_type for child in series.intro] == ["paragraph", "code", "math"]
+    editor.logout()
+    html = client.get("/cuda/").content.decode()
+    assert "从向量加法到 GEMM。" in html
+    assert "nvcc" in html and 'class="katex-display"' in html
