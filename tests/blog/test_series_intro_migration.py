@@ -1,4 +1,4 @@
-"""blog 0009: every rich-text series intro becomes one paragraph block, and back."""
+"""blog 0010: every rich-text series intro becomes one paragraph block, and back."""
 
 import json
 
@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-BEFORE = [("blog", "0008_seriespage")]
-AFTER = [("blog", "0009_series_intro_is_a_body")]
+BEFORE = [("blog", "0009_headings_and_languages")]
+AFTER = [("blog", "0010_series_intro_is_a_body")]
 INTRO = '<p><b>CUDA</b> 笔记，从 <a href="https://e.com">这里</a> 读起。</p>'
 
 

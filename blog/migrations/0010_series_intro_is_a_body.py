@@ -11,6 +11,8 @@ import uuid
 import wagtail.fields
 from django.db import migrations
 
+import blog.blocks.code
+
 
 def _as_stream(html):
     if not html or not html.strip():
@@ -64,7 +66,7 @@ def backwards(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("blog", "0008_seriespage"),
+        ("blog", "0009_headings_and_languages"),
         ("wagtailcore", "0098_apitoken"),
     ]
 
@@ -94,7 +96,7 @@ class Migration(migrations.Migration):
                         {
                             "help_text": "行内公式写作 $…$ 或 \\(…\\)；字面的美元符号写作 \\$。",
                             "label": "标题文字",
-                            "max_length": 255,
+                            "max_length": 1000,
                         },
                     ),
                     1: (
@@ -115,41 +117,7 @@ class Migration(migrations.Migration):
                     5: (
                         "wagtail.blocks.ChoiceBlock",
                         [],
-                        {
-                            "choices": [
-                                ("cuda", "CUDA"),
-                                ("cpp", "C++"),
-                                ("c", "C"),
-                                ("python", "Python"),
-                                ("ptx", "PTX"),
-                                ("bash", "Bash/Shell"),
-                                ("rust", "Rust"),
-                                ("make", "Makefile"),
-                                ("sql", "SQL"),
-                                ("json", "JSON"),
-                                ("yaml", "YAML"),
-                                ("text", "Text"),
-                                ("diff", "Diff"),
-                                ("go", "Go"),
-                                ("java", "Java"),
-                                ("javascript", "JavaScript"),
-                                ("typescript", "TypeScript"),
-                                ("html", "HTML"),
-                                ("css", "CSS"),
-                                ("toml", "TOML"),
-                                ("dockerfile", "Dockerfile"),
-                                ("cmake", "CMake"),
-                                ("llvm", "LLVM IR"),
-                                ("nasm", "x86 assembly (NASM)"),
-                                ("gas", "Assembly (GNU as)"),
-                                ("lua", "Lua"),
-                                ("haskell", "Haskell"),
-                                ("markdown", "Markdown"),
-                                ("console", "Console session"),
-                                ("ini", "INI"),
-                            ],
-                            "label": "语言",
-                        },
+                        {"choices": blog.blocks.code.code_languages, "label": "语言"},
                     ),
                     6: (
                         "wagtail.blocks.CharBlock",
