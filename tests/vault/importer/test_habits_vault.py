@@ -58,7 +58,7 @@ def habits(tmp_path):
 def reader_text(html: str) -> tuple[str, BeautifulSoup]:
     """Return the article's text without code, math sources and scripts."""
     soup = BeautifulSoup(html, "html.parser")
-    article = soup.find("article") or soup.find("main") or soup
+    article = soup.find("main") or soup
     for node in article.find_all(["pre", "code", "script", "style", "annotation"]):
         node.decompose()
     for node in article.select(".katex-mathml"):
