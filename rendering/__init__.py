@@ -26,7 +26,12 @@ from .inline import (
     render_inline_html,
     render_inline_text,
 )
-from .markdown import markdown_headings, markdown_math_errors, render_markdown
+from .markdown import (
+    library_image_ids,
+    markdown_headings,
+    markdown_math_errors,
+    render_markdown,
+)
 from .math import MathError, check_math, katex_version, render_math, render_math_safe
 
 __all__ = [
@@ -44,6 +49,7 @@ __all__ = [
     "inline_math_errors",
     "katex_version",
     "language_choices",
+    "library_image_ids",
     "markdown_headings",
     "markdown_math_errors",
     "memoize",

@@ -27,7 +27,7 @@ from typing import Any, ParamSpec, Protocol, runtime_checkable
 logger = logging.getLogger(__name__)
 
 # Bump when the HTML our own code wraps around renderer output changes.
-SCHEMA = 4
+SCHEMA = 5
 
 DEFAULT_MAX_ENTRIES = 4096
 

@@ -9,11 +9,14 @@ Markdown round trip read that declaration, never a list of block types
 every child of the body).
 """
 
+import re
+from collections.abc import Iterable
 from enum import StrEnum
 
 from django.core.exceptions import ValidationError
 from django.utils.safestring import mark_safe
 from wagtail import blocks
+from wagtail.images import get_image_model
 
 from rendering import inline_math_errors, render_inline_text
 
@@ -77,6 +80,9 @@ CALLOUT_KINDS = [
 GROUP_TEXT = "文本"
 GROUP_CODE = "代码与公式"
 GROUP_MEDIA = "媒体"
+
+# A library image in an HTML figure: ``<img src="image:42">``.
+_FIGURE_IMAGE = re.compile(r"""(\bsrc\s*=\s*["']?)image:(\d+)""", re.I)
 
 MATH_HELP = "行内公式写作 $…$ 或 \\(…\\)；字面的美元符号写作 \\$。"
 
@@ -144,3 +150,42 @@ class CodeTextBlock(blocks.TextBlock):
 
 
 DECONSTRUCT_ALIASES = public_paths(CodeTextBlock)
+
+
+def figure_image_ids(markup: str) -> list[int]:
+    """Return the ids of the library images HTML shows (``<img src="image:ID">``)."""
+    return sorted({int(match.group(2)) for match in _FIGURE_IMAGE.finditer(markup)})
+
+
+def with_figure_images(markup: str, images: dict[str, tuple[str, int, int]]) -> str:
+    """Return HTML with each ``src="image:ID"`` the URL of that library image."""
+
+    def replace(match: re.Match) -> str:
+        found = images.get(match.group(2))
+        return match.group(0) if found is None else match.group(1) + found[0]
+
+    return _FIGURE_IMAGE.sub(replace, markup)
+
+
+def shown_images(
+    ids: Iterable[int], parent_context: dict
+) -> dict[str, tuple[str, int, int]]:
+    """Return the library images of ``ids``, from those the body looked up."""
+    given = parent_context.get("library_images")
+    if given is None:  # the block alone (a preview): look them up
+        return library_images(ids)
+    return {str(pk): given[str(pk)] for pk in ids if str(pk) in given}
+
+
+def library_images(ids: Iterable[int]) -> dict[str, tuple[str, int, int]]:
+    """Return (url, width, height) by id for library images Markdown or HTML shows.
+
+    The original file, as such an image has no sizes to choose renditions by.
+    """
+    ids = sorted(set(ids))
+    if not ids:
+        return {}
+    images = get_image_model().objects.filter(pk__in=ids)
+    return {
+        str(image.pk): (image.file.url, image.width, image.height) for image in images
+    }

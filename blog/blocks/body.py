@@ -3,9 +3,9 @@
 from django.utils.html import format_html_join
 from wagtail import blocks
 
-from rendering import markdown_headings, unique_anchors
+from rendering import library_image_ids, markdown_headings, unique_anchors
 
-from .base import public_paths
+from .base import figure_image_ids, library_images, public_paths
 from .code import CodeBlock, MathBlock
 from .media import EmbedBlock, HtmlFigureBlock, ImageBlock
 from .prose import (
@@ -42,6 +42,14 @@ class PostBodyBlock(blocks.StreamBlock):
         # table of contents; give every block its stream id (for footnote ids).
         anchors = body_anchors(value)
         parent = dict(context or {})
+        # The library images every Markdown block and HTML figure shows, at once.
+        ids = []
+        for child in value:
+            if child.block_type == "markdown":
+                ids += library_image_ids(child.value)
+            elif child.block_type == "html_figure":
+                ids += figure_image_ids(child.value["html"])
+        parent["library_images"] = library_images(ids)
 
         def child_context(index, child):
             extra = {"block_id": child.id or ""}

@@ -1,8 +1,12 @@
 """Blocks of media: images, embedded content, interactive HTML figures."""
 
+from urllib.parse import urlsplit
+
+from django.core.exceptions import ValidationError
 from django.utils.html import format_html
 from wagtail import blocks
 from wagtail.embeds.blocks import EmbedBlock as WagtailEmbedBlock
+from wagtail.images import get_image_model
 from wagtail.images.blocks import ImageChooserBlock
 
 from .base import (
@@ -10,15 +14,27 @@ from .base import (
     MATH_HELP,
     InlineMathFieldsMixin,
     Text,
+    figure_image_ids,
     is_feed,
     public_paths,
+    shown_images,
+    with_figure_images,
 )
 
 
 class ImageBlock(InlineMathFieldsMixin, blocks.StructBlock):
-    """An image with alt text and caption, served as responsive renditions."""
+    """An image with alt text and caption, served as responsive renditions.
 
-    image = ImageChooserBlock(label="图片")
+    Instead of a library image it may show a remote one by its URL, as written
+    in imported Markdown (``![alt](https://…)``).
+    """
+
+    image = ImageChooserBlock(label="图片", required=False)
+    url = blocks.URLBlock(
+        label="或图片网址",
+        required=False,
+        help_text="不选择图片时，显示这个网址上的外部图片（http:// 或 https://）",
+    )
     alt = blocks.CharBlock(
         label="替代文本",
         required=False,
@@ -35,9 +51,28 @@ class ImageBlock(InlineMathFieldsMixin, blocks.StructBlock):
         group = GROUP_MEDIA
         description = "图片（自动生成响应式尺寸与 WebP/AVIF）"
         preview_value = {"alt": "", "caption": "图 1：示意图"}
-        text = {"image": Text.NONE, "alt": Text.LABEL, "caption": Text.PROSE}
+        text = {
+            "image": Text.NONE,
+            "url": Text.NONE,
+            "alt": Text.LABEL,
+            "caption": Text.PROSE,
+        }
 
     inline_math_fields = ("caption",)
+
+    def clean(self, value):
+        value = super().clean(value)
+        if value.get("image") is None:
+            url = value.get("url") or ""
+            if not url:
+                raise blocks.StructBlockValidationError(
+                    {"image": ValidationError("请选择一张图片，或填写图片网址")}
+                )
+            if urlsplit(url).scheme.lower() not in ("http", "https"):
+                raise blocks.StructBlockValidationError(
+                    {"url": ValidationError("图片网址须以 http:// 或 https:// 开头")}
+                )
+        return value
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
@@ -98,6 +133,19 @@ class HtmlFigureBlock(InlineMathFieldsMixin, blocks.StructBlock):
         text = {"html": Text.NONE, "height": Text.NONE, "caption": Text.PROSE}
 
     inline_math_fields = ("caption",)
+
+    def extract_references(self, value):
+        yield from super().extract_references(value)
+        # The library images it shows, so the media library lists their use.
+        for pk in figure_image_ids(value.get("html") or ""):
+            yield get_image_model(), str(pk), "html", "html"
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        markup = value.get("html") or ""
+        images = shown_images(figure_image_ids(markup), parent_context or {})
+        context["html"] = with_figure_images(markup, images)
+        return context
 
     def render(self, value, context=None):
         # Feed readers strip iframes (and would not run the figure): link to

@@ -4,10 +4,12 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from wagtail import blocks
 from wagtail.contrib.table_block.blocks import TableBlock as WagtailTableBlock
+from wagtail.images import get_image_model
 
 from rendering import (
     HEADING_MAX_LENGTH,
     inline_math_errors,
+    library_image_ids,
     markdown_math_errors,
     render_inline_html,
     render_markdown,
@@ -27,6 +29,7 @@ from .base import (
     math_output,
     public_paths,
     raise_math_errors,
+    shown_images,
 )
 
 
@@ -105,8 +108,8 @@ class MarkdownBlock(CodeTextBlock):
         kwargs.setdefault("rows", 12)
         kwargs.setdefault(
             "help_text",
-            "Markdown：$…$ / $$…$$ 公式、``` 代码块、表格、脚注、> [!NOTE] 提示框。"
-            "原始 HTML 会被转义。",
+            "Markdown：$…$ / $$…$$ 公式、``` 代码块、表格、脚注、> [!NOTE] 提示框；"
+            "![说明](image:42) 显示媒体库中 ID 为 42 的图片。原始 HTML 会被转义。",
         )
         super().__init__(**kwargs)
 
@@ -128,6 +131,11 @@ class MarkdownBlock(CodeTextBlock):
         raise_math_errors(markdown_math_errors(value))
         return value
 
+    def extract_references(self, value):
+        # The library images it shows, so the media library lists their use.
+        for pk in library_image_ids(value or ""):
+            yield get_image_model(), str(pk), "", ""
+
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
         # markdown-it runs with html=False: raw HTML in the source is escaped.
@@ -141,6 +149,7 @@ class MarkdownBlock(CodeTextBlock):
                 doc_id=block_id[:8],
                 anchors=parent_context.get("heading_anchors"),
                 feed=is_feed(parent_context),
+                images=shown_images(library_image_ids(value), parent_context),
             )
         )
         return context

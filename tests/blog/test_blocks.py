@@ -10,6 +10,7 @@ from html import escape
 import pytest
 import wagtail_factories
 from pytest_django.asserts import assertHTMLEqual
+from wagtail.blocks import StructBlockValidationError
 
 from blog.blocks import (
     CALLOUT_KINDS,
@@ -447,3 +448,30 @@ def test_html_figure_without_caption_has_a_default_title():
 # Previews in the admin's block chooser
 
 # What an editor must see in each block's preview.
+
+
+def test_image_block_shows_a_remote_image_from_its_url():
+    block = ImageBlock()
+    value = block.to_python(
+        {"image": None, "url": "https://example.com/sm.png", "alt": "SM", "caption": ""}
+    )
+
+    html = block.render(value)
+
+    assertHTMLEqual(
+        html,
+        '<figure class="block-image"><img src="https://example.com/sm.png" alt="SM"'
+        ' loading="lazy" decoding="async" referrerpolicy="no-referrer"></figure>',
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "field"), [("", "image"), ("ftp://example.com/a.png", "url")]
+)
+def test_image_block_needs_an_image_or_a_web_url(url, field):
+    block = ImageBlock()
+    with pytest.raises(StructBlockValidationError) as raised:
+        block.clean(
+            block.to_python({"image": None, "url": url, "alt": "", "caption": ""})
+        )
+    assert set(raised.value.block_errors) == {field}

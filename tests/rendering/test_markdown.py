@@ -3,7 +3,12 @@ import time
 import pytest
 from bs4 import BeautifulSoup
 
-from rendering import markdown_math_errors, render_markdown, render_math
+from rendering import (
+    library_image_ids,
+    markdown_math_errors,
+    render_markdown,
+    render_math,
+)
 from rendering.markdown import CALLOUT_TYPES
 
 
@@ -449,7 +454,10 @@ def test_attribute_lists_are_never_shown():
         "b.png",
         "c.png",
     ]
-    assert all(set(img.attrs) == {"src", "alt"} for img in first.find_all("img"))
+    assert all(
+        set(img.attrs) == {"src", "alt", "loading", "decoding"}
+        for img in first.find_all("img")
+    )
     assert last.get_text() == "Braces in prose stay: {x} and set {a, b}."
 
 
@@ -518,3 +526,38 @@ def test_mkdocs_syntax_takes_linear_time_on_hostile_input(text):
     started = time.perf_counter()
     render_markdown(text)
     assert time.perf_counter() - started < 10
+
+
+def test_library_images_take_the_url_they_are_given_and_load_lazily():
+    html = render_markdown(
+        'See ![the *roofline*](image:7 "Fig. 1") and ![gone](image:8) and '
+        "![remote](https://example.com/a.png).",
+        images={"7": ("/media/original_images/roof.png", 640, 480)},
+    )
+
+    soup = BeautifulSoup(html, "html.parser")
+    library, remote = soup.find_all("img")
+    assert library.attrs == {
+        "src": "/media/original_images/roof.png",
+        "alt": "the roofline",
+        "title": "Fig. 1",
+        "width": "640",
+        "height": "480",
+        "loading": "lazy",
+        "decoding": "async",
+    }
+    assert remote.attrs == {
+        "src": "https://example.com/a.png",
+        "alt": "remote",
+        "referrerpolicy": "no-referrer",
+        "loading": "lazy",
+        "decoding": "async",
+    }
+    # A library image the page was not given shows its alt text, not a broken image.
+    assert soup.select_one(".image-missing").get_text() == "gone"
+    assert "image:" not in html
+
+
+def test_library_image_ids_lists_the_images_markdown_shows():
+    text = "![a](image:3) ![b](<image:12>) `image:5` ![c](image:3)"
+    assert library_image_ids(text) == [3, 12]

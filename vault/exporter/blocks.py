@@ -29,6 +29,9 @@ from .richtext import (
 BREAK = "<!-- break -->"
 BLOCK_END = "<!-- /block -->"
 _END_LINE = re.compile(r"^\s*<!--\s*/block\s*-->\s*$", re.MULTILINE)
+# The destination of a Markdown image of the media library: ``![alt](image:42)``.
+_LIBRARY_IMAGE = re.compile(r"(\]\(\s*)<?image:(\d+)>?(?=[\s)])")
+_FIGURE_IMAGE = re.compile(r"""(\bsrc\s*=\s*["']?)image:(\d+)""", re.IGNORECASE)
 HEADING_LEVELS = {"h2": 2, "h3": 3, "h4": 4}
 # A paragraph right after a table that starts so is read as the table's caption.
 _CAPTION = re.compile(r"table[:：]", re.IGNORECASE)
@@ -138,6 +141,8 @@ def image_alt(text: str) -> str:
 def image_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     image_id = value.get("image")
     src = resolver.image_src(image_id) if image_id is not None else None
+    if image_id is None and value.get("url"):
+        src = value["url"]  # a remote image, shown from its URL
     if src is None:
         resolver.warn(f"image block with missing image {image_id} dropped")
         return ""
@@ -204,7 +209,22 @@ def html_figure_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str
     caption = value.get("caption") or ""
     if caption.strip():
         attrs += f' caption="{_attr(caption)}"'
-    return verbatim_block("html_figure", value.get("html") or "", resolver, attrs)
+    markup = figure_images_to_files(value.get("html") or "", resolver)
+    return verbatim_block("html_figure", markup, resolver, attrs)
+
+
+def figure_images_to_files(markup: str, resolver: Resolver) -> str:
+    """Return HTML with each ``<img src="image:ID">`` pointing at its exported file."""
+
+    def replace(match: re.Match) -> str:
+        image_id = int(match.group(2))
+        src = resolver.image_src(image_id)
+        if src is None:
+            resolver.warn(f"HTML figure image of missing image {image_id} kept")
+            return match.group(0)
+        return match.group(1) + html.escape(src)
+
+    return _FIGURE_IMAGE.sub(replace, markup)
 
 
 @writes("embed")
@@ -218,7 +238,23 @@ def embed_to_markdown(value: Any, resolver: Resolver) -> str:
 def markdown_block_to_markdown(value: str | None, resolver: Resolver) -> str:
     if not (value or "").strip():
         return ""
-    return verbatim_block("markdown", value, resolver)
+    return verbatim_block(
+        "markdown", library_images_to_files(value, resolver), resolver
+    )
+
+
+def library_images_to_files(source: str, resolver: Resolver) -> str:
+    """Return Markdown with each ``![…](image:ID)`` pointing at its exported file."""
+
+    def replace(match: re.Match) -> str:
+        image_id = int(match.group(2))
+        src = resolver.image_src(image_id)
+        if src is None:
+            resolver.warn(f"Markdown image of missing image {image_id} kept")
+            return match.group(0)
+        return f"{match.group(1)}{link_destination(src)}"
+
+    return _LIBRARY_IMAGE.sub(replace, source)
 
 
 @writes("paragraph")

@@ -436,8 +436,10 @@ class _Converter:
             for child in element.children
             if isinstance(child, Element) and child.tag == "li"
         ]
+        start = element.attrs.get("start", "1")
+        first = int(start) if ordered and start.isdigit() else 1
         lines: list[str] = []
-        for number, item in enumerate(items, start=1):
+        for number, item in enumerate(items, start=first):
             if ordered:
                 marker = f"{number}{')' if alternate else '.'}"
             else:

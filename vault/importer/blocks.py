@@ -34,22 +34,25 @@ from rendering import (
 from .assets import AssetFinder
 from .containers import EDGE_BREAKS, ContainerMixin
 from .inline import (
+    IMAGE_SUFFIXES,
     Collector,
     DisplayMath,
     InlineConverter,
     escape_text,
     html_attrs,
 )
+from .links import WIKILINK
 from .parsed import Block, Formula, ImageSlot, ParsedBody
 from .rawhtml import (
     DEFAULT_FIGURE_HEIGHT,
+    IMG_TAG,
     REGION_END,
     REGION_START,
     RawHtmlMixin,
     Region,
 )
 from .report import Issue
-from .tokens import parse_markdown, soft_break_lines, split_nodes
+from .tokens import parse_markdown, soft_break_lines, split_nodes, walk_children
 
 __all__ = ["REGION_READERS", "ImageSlot", "ParsedBody", "parse_body"]
 
@@ -420,7 +423,8 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
 
     def _table(self, node: list[Token]) -> None:
         line = self._line(node[0])
-        if self._footnote_labels(node):
+        if self._footnote_labels(node) or _shows_image(node):
+            # A table block's cells are plain text: a Markdown block keeps both.
             self._markdown(node)
             return
         rows: list[list[str]] = []
@@ -528,15 +532,16 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             height = DEFAULT_FIGURE_HEIGHT
         caption = region.attrs.get("caption", "")
         self._caption_formulas(caption, line)
-        self._figure(region.content, height, caption, line)
+        self._figure(region.content, height, caption, line, images=True)
 
     def _markdown_region(self, region: Region, line: int) -> None:
         if not region.content.strip():
             return
         tokens = parse_markdown(region.content)
         self._collect_formulas(tokens, line + 1)
-        # Verbatim: the lines between the comments, so a value round-trips exactly.
-        self._emit("markdown", region.content, line)
+        # Verbatim: the lines between the comments, so a value round-trips exactly;
+        # only the images it shows are put in the media library.
+        self._emit("markdown", self._markdown_images(region.content, line + 1), line)
 
 
 # The reader of each `<!-- block:TYPE -->` region, by block name: the way back
@@ -546,6 +551,22 @@ REGION_READERS: dict[str, Callable[[_BodyParser, Region, int], None]] = {
     "html_figure": _BodyParser._html_figure_region,
     "markdown": _BodyParser._markdown_region,
 }
+
+
+def _shows_image(node: Sequence[Token]) -> bool:
+    """Return True if ``node`` shows an image (``![]()``, ``![[x.png]]``, ``<img>``)."""
+    for token in walk_children(node):
+        if token.type == "image" or (
+            token.type == "html_inline" and IMG_TAG.search(token.content)
+        ):
+            return True
+        if token.type == "text" and any(
+            match.group(1)
+            and match.group(2).split("|")[0].strip().lower().endswith(IMAGE_SUFFIXES)
+            for match in WIKILINK.finditer(token.content)
+        ):
+            return True
+    return False
 
 
 def _fence_language(info: str) -> str:

@@ -17,7 +17,6 @@ from rendering.markdown import CALLOUT_TYPES
 
 from .inline import DisplayMath, ImageRef, LinkRef, escape_text, plain_to_markdown
 from .links import WIKILINK, is_markdown_target, parse_wikilink
-from .rawhtml import IMG_TAG
 from .tokens import split_nodes, walk_children
 
 _CALLOUT = re.compile(r"\s*\[!([A-Za-z][\w-]*)\]([-+]?)[ \t]*")
@@ -28,6 +27,15 @@ _MD_LINK = re.compile(
     r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)"""
 )
 _FENCE_LINE = re.compile(r"\s{0,3}(```|~~~)")
+_TAGS = re.compile(r"<[^>]*>")
+_VISIBLE = re.compile(r"[^\s\u00a0]")
+
+
+def _tidy(markup: str) -> str:
+    """Drop what an image leaves at the end of its item: breaks, an empty item."""
+    markup = re.sub(r"(?:<br/>|\s)+</li>", "</li>", markup)
+    markup = markup.replace("<li></li>", "")
+    return re.sub(r'<(ul|ol)(?: start="\d+")?></\1>', "", markup)
 
 
 class ContainerMixin:
@@ -40,40 +48,60 @@ class ContainerMixin:
         if self._footnote_labels(node):
             self._markdown(node)
             return
-        converted = self._list_html(node)
-        if converted is None or any(isinstance(p, DisplayMath) for p in converted[1]):
+        parts = self._list_html(node)
+        if parts is None:
             self._markdown(node)
             return
-        markup, images = converted
-        self._add_prose(markup, line)
-        for image in images:
-            self._warn("an image inside a list is placed after the list", image.line)
-            self._image(image)
+        for part in parts:
+            if not isinstance(part, str):
+                self._image(part)
+            elif part:
+                self._add_prose(part, line)
 
-    def _list_html(self, node: list[Token]) -> tuple[str, list] | None:
-        """Return a list as rich-text HTML and the images it held, or None.
+    def _list_html(self, node: list[Token]) -> list[str | ImageRef] | None:
+        """Return a list as rich-text HTML, split around the images it shows.
 
-        None means the list holds blocks rich text cannot (code, tables…).
+        An image ending a top-level item (a step, then its figure) follows that
+        item, and the list goes on after it, an ordered one at the next number.
+        None means rich text cannot say the list: it holds blocks (code,
+        tables…), display math, or an image elsewhere (within an item's text,
+        in a nested item), which only a Markdown block keeps in place.
         """
+        parts: list[str | ImageRef] = []
         out: list[str] = []
-        extras: list = []
         paragraphs: list[int] = []  # paragraphs seen in each open <li>
-        tags = {
-            "bullet_list_open": "<ul>",
-            "bullet_list_close": "</ul>",
-            "ordered_list_open": "<ol>",
-            "ordered_list_close": "</ol>",
-        }
+        lists: list[str] = []  # the open list tags
+        pending: list[ImageRef] = []  # images ending the current top-level item
+        number = 1  # of the next top-level item
         for token in node:
             kind = token.type
-            if kind in tags:
-                out.append(tags[kind])
+            if kind in ("bullet_list_open", "ordered_list_open"):
+                tag = "ul" if kind == "bullet_list_open" else "ol"
+                start = token.attrGet("start") if tag == "ol" else None
+                if not lists and start is not None:
+                    number = int(start)
+                out.append(
+                    f'<ol start="{start}">' if start not in (None, 1) else f"<{tag}>"
+                )
+                lists.append(tag)
+            elif kind in ("bullet_list_close", "ordered_list_close"):
+                out.append(f"</{lists.pop()}>")
             elif kind == "list_item_open":
+                if len(lists) == 1 and pending:
+                    # Split: the list so far, the images, then the rest of it.
+                    out.append(f"</{lists[0]}>")
+                    parts.append(_tidy("".join(out)))
+                    parts.extend(pending)
+                    out, pending = [], []
+                    opening = "<ol>" if number == 1 else f'<ol start="{number}">'
+                    out.append(opening if lists[0] == "ol" else "<ul>")
                 out.append("<li>")
                 paragraphs.append(0)
             elif kind == "list_item_close":
                 out.append("</li>")
                 paragraphs.pop()
+                if not paragraphs:
+                    number += 1
             elif kind == "paragraph_open":
                 if paragraphs and paragraphs[-1]:
                     out.append("<br/>")
@@ -85,55 +113,53 @@ class ContainerMixin:
                 for piece in self.inline.pieces(
                     token.children or [], self._line(token), token.content
                 ):
-                    (out if isinstance(piece, str) else extras).append(piece)
+                    if isinstance(piece, DisplayMath):
+                        return None
+                    if isinstance(piece, ImageRef):
+                        if len(lists) > 1:
+                            return None
+                        pending.append(piece)
+                    elif pending and _VISIBLE.search(_TAGS.sub("", piece)):
+                        return None  # text after the image, in its item
+                    else:
+                        out.append(piece)
             else:
                 return None
-        return "".join(out), extras
+        parts.append(_tidy("".join(out)))
+        parts.extend(pending)
+        return parts
 
-    def _rich_body(self, items: list) -> tuple[str, list[ImageRef]] | None:
+    def _rich_body(self, items: list) -> str | None:
         """Return the rich text of a callout or quote body, or None if it cannot be.
 
-        ``items`` are (children, line, source) for paragraphs, and nodes.
+        ``items`` are (children, line, source) for paragraphs, and nodes. A body
+        showing an image is None too: a Markdown block keeps the image in place.
         """
         parts: list[str] = []
-        images: list[ImageRef] = []
         for item in items:
             if isinstance(item, tuple):
                 children, line, raw = item
-                pieces = self.inline.pieces(children, line, raw)
-                if any(isinstance(p, DisplayMath) for p in pieces):
-                    return None
-                images.extend(p for p in pieces if isinstance(p, ImageRef))
-                markup = EDGE_BREAKS.sub(
-                    "", "".join(p for p in pieces if isinstance(p, str))
+            elif item[0].type == "paragraph_open":
+                children, line, raw = (
+                    item[1].children or [],
+                    self._line(item[0]),
+                    item[1].content,
                 )
-                if markup:
-                    parts.append(f"<p>{markup}</p>")
-                continue
-            kind = item[0].type
-            if kind == "paragraph_open":
-                pieces = self.inline.pieces(
-                    item[1].children or [], self._line(item[0]), item[1].content
-                )
-                if any(isinstance(p, DisplayMath) for p in pieces):
-                    return None
-                images.extend(p for p in pieces if isinstance(p, ImageRef))
-                markup = EDGE_BREAKS.sub(
-                    "", "".join(p for p in pieces if isinstance(p, str))
-                )
-                if markup:
-                    parts.append(f"<p>{markup}</p>")
-            elif kind in ("bullet_list_open", "ordered_list_open"):
+            elif item[0].type in ("bullet_list_open", "ordered_list_open"):
                 converted = self._list_html(item)
-                if converted is None or any(
-                    isinstance(p, DisplayMath) for p in converted[1]
-                ):
+                if converted is None or len(converted) > 1:
                     return None
                 parts.append(converted[0])
-                images.extend(converted[1])
+                continue
             else:
                 return None
-        return "".join(parts), images
+            pieces = self.inline.pieces(children, line, raw)
+            if any(not isinstance(p, str) for p in pieces):
+                return None
+            markup = EDGE_BREAKS.sub("", "".join(pieces))
+            if markup:
+                parts.append(f"<p>{markup}</p>")
+        return "".join(parts)
 
     # Quotes and callouts -----------------------------------------------------
 
@@ -176,22 +202,19 @@ class ContainerMixin:
         if body_children:
             items.append((body_children, line + 1, raw))
         items.extend(inner[1:])
-        body = self._rich_body(items)
-        if body is None:
+        markup = self._rich_body(items)
+        if markup is None:
             self._markdown(node)
             return
-        markup, images = body
         if not markup:
             if not title:
                 self._warn("empty callout; dropped", line)
                 return
             # A one-line callout: its text is the body, under the kind's label.
-            one_line = self._rich_body([(title_children, line, raw)])
-            markup, title = (one_line[0] if one_line else ""), ""
+            markup, title = self._rich_body([(title_children, line, raw)]) or "", ""
         self._emit(
             "callout", {"kind": kind, "title": title[:255], "body": markup}, line
         )
-        self._hoisted(images, "callout")
 
     def _admonition(self, node: list[Token]) -> None:
         """Import a MkDocs admonition (``!!! note "Title"``, ``??? tip``) as a callout.
@@ -219,21 +242,19 @@ class ContainerMixin:
                 title_children = inner[1].children or []
                 title = self.inline.text(title_children, inner[1].content)
             inner = inner[3:]
-        body = self._rich_body(split_nodes(inner))
-        if body is None:
+        markup = self._rich_body(split_nodes(inner))
+        if markup is None:
             self._markdown(node)
             return
-        markup, images = body
         if not markup:
             if not title:
                 self._warn("empty callout; dropped", line)
                 return
             one_line = self._rich_body([(title_children, line, node[0].info)])
-            markup, title = (one_line[0] if one_line else ""), ""
+            markup, title = one_line or "", ""
         self._emit(
             "callout", {"kind": kind, "title": title[:255], "body": markup}, line
         )
-        self._hoisted(images, "callout")
 
     def _quote(self, node, inner, line: int) -> None:
         items: list = list(inner)
@@ -253,21 +274,14 @@ class ContainerMixin:
                 source = match.group(1).strip()
                 kept = children[: breaks[-1]] if breaks else []
                 items[-1] = (kept, self._line(last[0]), raw)
-        body = self._rich_body(items)
-        if body is None:
+        markup = self._rich_body(items)
+        if markup is None:
             self._markdown(node)
             return
-        markup, images = body
         if not markup:
             self._warn("empty quote; dropped", line)
             return
         self._emit("quote", {"quote": markup, "source": source[:255]}, line)
-        self._hoisted(images, "quote")
-
-    def _hoisted(self, images: list[ImageRef], where: str) -> None:
-        for image in images:
-            self._warn(f"an image inside a {where} is placed after it", image.line)
-            self._image(image)
 
     # Markdown fallback -----------------------------------------------------
 
@@ -298,13 +312,8 @@ class ContainerMixin:
                     self._warn(f"footnote [^{label}] has an empty definition", line)
             else:
                 self._warn(f"footnote [^{label}] has no definition", line)
-        for token in walk_children(node):
-            if token.type == "image" or (
-                token.type in ("html_inline", "html_block")
-                and IMG_TAG.search(token.content)
-            ):
-                self._warn("an image inside a Markdown block is not imported", line)
-        self._emit("markdown", self._markdown_links("\n\n".join(parts), line), line)
+        source = self._markdown_images("\n\n".join(parts), line)
+        self._emit("markdown", self._markdown_links(source, line), line)
 
     def _source(self, start: int, end: int) -> str:
         """Return source lines ``start:end``; a soft break made hard ends in ``\\``."""

@@ -29,7 +29,13 @@ class ImageStore:
 
     def get(self, path: Path, title: str) -> int:
         """Return the pk of the image with ``path``'s content; raise ValueError."""
-        data = path.read_bytes()
+        return self.add(path.read_bytes(), path.name, title)
+
+    def add(self, data: bytes, name: str, title: str) -> int:
+        """Return the pk of the image of ``data`` (a file called ``name``).
+
+        Raise ValueError if Pillow cannot read it as an image.
+        """
         digest = hashlib.sha1(data, usedforsecurity=False).hexdigest()  # as Wagtail's
         if digest in self.by_hash:
             return self.by_hash[digest]
@@ -47,18 +53,18 @@ class ImageStore:
                 width, height = picture.size
                 picture.verify()
         except (UnidentifiedImageError, OSError, SyntaxError) as error:
-            raise ValueError(f"{path.name} is not an image Pillow can read") from error
+            raise ValueError(f"{name} is not an image Pillow can read") from error
         image = self.model(
-            title=(title or path.stem)[:255],
+            title=(title or Path(name).stem)[:255],
             width=width,
             height=height,
             file_size=len(data),
             file_hash=digest,
         )
         if self.dry_run:
-            image.file.name = f"original_images/{path.name}"  # never written
+            image.file.name = f"original_images/{name}"  # never written
         else:
-            image.file = ImageFile(io.BytesIO(data), name=path.name)
+            image.file = ImageFile(io.BytesIO(data), name=name)
         image.save()
         self._new.append((digest, None if self.dry_run else image.file.name))
         self.by_hash[digest] = image.pk

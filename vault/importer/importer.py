@@ -28,6 +28,7 @@ from .assets import AssetFinder, local_part
 from .blocks import parse_body
 from .dialect import Choice, line_breaks
 from .errors import FileFailed, internal_error
+from .fetch import RemoteImages
 from .fill import body_raw
 from .frontmatter import FrontMatterError, split_document
 from .history import file_dates, is_shallow
@@ -43,7 +44,7 @@ from .tree import INDEX_NAMES, README_NAME, FolderNode, is_excluded, scan
 
 # Bump when the importer turns the same file into different pages, so that a
 # re-import updates pages made by an older version instead of skipping them.
-IMPORTER_VERSION = "2"
+IMPORTER_VERSION = "3"
 
 
 class Importer(SaveMixin, PlacesMixin):
@@ -67,6 +68,7 @@ class Importer(SaveMixin, PlacesMixin):
         progress: Callable[[int, int, str], None] | None = None,
         keep_existing: bool = False,
         breaks: bool | None = None,
+        fetch_images: bool = False,
     ) -> None:
         self.source = source
         self.root_dir = source if source.is_dir() else source.parent
@@ -86,6 +88,8 @@ class Importer(SaveMixin, PlacesMixin):
         )
         self.finder = AssetFinder(self.root_dir)
         self.images = ImageStore(dry_run=dry_run)
+        # Remote images are downloaded into the library only when asked.
+        self.remote = RemoteImages() if fetch_images else None
         self.body_block = PostPage._meta.get_field("body").stream_block
         self.sources: dict[PageKey, Source] = {}
         self.pages: dict[PageKey, PageInfo] = {}
@@ -116,6 +120,8 @@ class Importer(SaveMixin, PlacesMixin):
                 )
         self._load_existing()
         self._plan()
+        if self.remote is not None:
+            self.remote.prefetch(self._remote_images_to_save())
         outer = transaction.atomic() if self.dry_run else contextlib.nullcontext()
         with outer:
             # Each page is indexed once, when every file is written, rather than
@@ -139,6 +145,16 @@ class Importer(SaveMixin, PlacesMixin):
             + ("is a line break." if self.breaks.value else "joins the lines.")
         )
         return self.report
+
+    def _remote_images_to_save(self) -> list[str]:
+        """Return the URLs of the remote images of the files that will be saved."""
+        urls = []
+        for key, source in self.sources.items():
+            existing = self.pages.get(key)
+            if existing is not None and existing.source_hash == source.hash:
+                continue  # unchanged: not saved again
+            urls.extend(image.url for image in source.body.images if image.url)
+        return urls
 
     def _tick(self, source: Source) -> None:
         self._done += 1
@@ -322,6 +338,8 @@ class Importer(SaveMixin, PlacesMixin):
             "draft": self.draft,
             "old_url_prefix": self.old_url_prefix,
             "breaks": self.breaks.value,
+            "fetch_images": self.remote is not None
+            and any(image.url for image in source.body.images),
             "links": [
                 [ref.url, target[0] if target else "", target[1] if target else "", ok]
                 for ref, target, ok in zip(

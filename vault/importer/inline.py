@@ -39,6 +39,8 @@ _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\b([^>]*?)(/?)>", re.DOTALL)
 _ATTR = re.compile(
     r"""([A-Za-z_:][-\w:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))"""
 )
+# The size of an Obsidian embed: ``![[x.png|300]]``, ``![[x.png|300x200]]``.
+IMAGE_SIZE = re.compile(r"\d+(?:x\d+)?")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif", ".bmp")
 
 LINK_OPEN, LINK_CLOSE = "\ue000", "\ue001"
@@ -223,7 +225,7 @@ class InlineConverter:
             at = line + text.count("\n", 0, match.start())
             wiki = parse_wikilink(match.group(2))
             if match.group(1) and wiki.target.lower().endswith(IMAGE_SUFFIXES):
-                alt = wiki.text if not wiki.text.isdigit() else ""
+                alt = "" if IMAGE_SIZE.fullmatch(wiki.text) else wiki.text
                 emit(ImageRef(wiki.target, alt, "", at))
             elif in_link or not wiki.target or "a" not in self.features:
                 emit(escape_text(wiki.label))

@@ -6,6 +6,7 @@ until the importer has saved the images and pages they stand for.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,14 +31,28 @@ class ImageSlot:
     index: int
 
 
+# Stands for `ParsedBody.images[index]` inside Markdown source, until it is saved.
+IMAGE_MARKER = re.compile("\ue003(\\d+)\ue004")
+
+
+def image_marker(index: int) -> str:
+    return f"\ue003{index}\ue004"
+
+
 @dataclass
 class LocalImage:
-    """An image file a post shows."""
+    """An image a post shows: a file of the vault, or a remote one to download.
 
-    path: Path
+    ``src`` is the reference as written, which a Markdown block keeps when the
+    image could not be imported.
+    """
+
+    path: Path | None
     alt: str
     caption: str
     line: int
+    url: str = ""  # a remote image: downloaded with --fetch-images
+    src: str = ""
 
 
 @dataclass

@@ -13,16 +13,19 @@ import html
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from markdown_it.token import Token
 
 from rendering import find_inline_math
+from rendering.markdown import LIBRARY_IMAGE
 
 from .assets import Located, local_part
-from .inline import ImageRef, escape_text, html_attrs
-from .links import is_external
-from .parsed import Formula, ImageSlot, LocalImage
+from .inline import IMAGE_SIZE, IMAGE_SUFFIXES, ImageRef, escape_text, html_attrs
+from .links import WIKILINK, is_external, parse_wikilink
+from .parsed import Formula, ImageSlot, LocalImage, image_marker
 
 DEFAULT_FIGURE_HEIGHT = 420
 FIGURE_HEIGHTS = (80, 4000)  # HtmlFigureBlock's limits
@@ -37,6 +40,18 @@ _RICH_FRAGMENT = re.compile(
 )
 IMG_TAG = re.compile(r"<img\b[^>]*>", re.I)
 _IFRAME_TAG = re.compile(r"<iframe\b[^>]*>", re.I)
+# ``![alt](dest "title")``; the destination may hold spaces, as Obsidian reads it.
+_DEST_PART = r"""(?:[^\s()<>"']|\([^\s()<>"']*\))+"""  # one level of (…)
+_MD_IMAGE = re.compile(
+    r"!\[((?:\\.|[^\[\]\n])*)\]\(\s*"
+    rf"(<[^<>\n]*>|{_DEST_PART}(?:[ \t]+{_DEST_PART})*)"
+    r"""(\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)"""
+)
+# The src of an <img> tag, quoted or not.
+_IMG_SRC = re.compile(r"""(\bsrc\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
+_FENCE_OPEN = re.compile(r"\s{0,3}(`{3,}|~{3,})")
+_URL_SAFE = "/:?#[]@!$&'()*+,;=%~-._"
+_is_url = URLValidator(schemes=["http", "https"])
 
 
 @dataclass
@@ -55,11 +70,7 @@ class RawHtmlMixin:
     def _image(self, ref: ImageRef) -> None:
         src = ref.src.strip()
         if src.startswith(("http://", "https://", "//")):
-            self._warn(f"remote image {src} not imported; kept as a link", ref.line)
-            label = escape_text(ref.alt or src)
-            self._add_prose(
-                f'<p><a href="{html.escape(src)}">{label}</a></p>', ref.line
-            )
+            self._remote_image(src, ref)
             return
         if is_external(src):
             self._warn(f"image {src[:40]}… not imported", ref.line)
@@ -91,12 +102,139 @@ class RawHtmlMixin:
             self._warn(f"{missing}: {local_part(src) or src}", line)
         return located.path
 
+    def _remote_image(self, src: str, ref: ImageRef) -> None:
+        """Emit an image shown from its URL; downloaded later with --fetch-images."""
+        url = remote_url(src)
+        if url is None:
+            self._warn(f"remote image URL not valid; kept as a link: {src}", ref.line)
+            label = escape_text(ref.alt or src)
+            self._add_prose(
+                f'<p><a href="{html.escape(src)}">{label}</a></p>', ref.line
+            )
+            return
+        self._caption_formulas(ref.caption, ref.line)
+        self.result.images.append(
+            LocalImage(None, ref.alt, ref.caption, ref.line, url=url, src=src)
+        )
+        value = {
+            "image": ImageSlot(len(self.result.images) - 1),
+            "url": url,
+            "alt": ref.alt[:255],
+            "caption": ref.caption[:500],
+        }
+        self._emit("image", value, ref.line)
+
+    # Images in Markdown source -----------------------------------------------
+
+    def _markdown_images(self, source: str, line: int) -> str:
+        """Return Markdown source with its images put in the media library.
+
+        Each image a Markdown block shows (``![alt](path)``, ``![[name.png]]``,
+        ``<img src>``) is imported like any other and its reference replaced by
+        a marker, which becomes ``image:ID`` once the image is saved. Code is
+        left alone.
+        """
+        out = []
+        fence = ""
+        for offset, text in enumerate(source.split("\n")):
+            opening = _FENCE_OPEN.match(text)
+            if fence:
+                if opening and opening.group(1).startswith(fence):
+                    fence = ""
+            elif opening:
+                fence = opening.group(1)
+            else:
+                at = line + offset
+                for pattern, replace in (
+                    (_MD_IMAGE, self._md_image),
+                    (WIKILINK, self._wiki_image),
+                    (IMG_TAG, self._img_tag),
+                ):
+                    text = pattern.sub(
+                        lambda m, at=at, replace=replace: (
+                            m.group(0) if _in_code(m) else replace(m, at)
+                        ),
+                        text,
+                    )
+            out.append(text)
+        return "\n".join(out)
+
+    def _md_image(self, match: re.Match, line: int) -> str:
+        alt, dest, title = match.group(1), match.group(2), match.group(3) or ""
+        src = dest[1:-1] if dest.startswith("<") else dest
+        marker = self._image_marker(src, alt, line)
+        if marker is None:
+            return match.group(0)
+        return f"![{alt}]({_destination(marker, src)}{title})"
+
+    def _wiki_image(self, match: re.Match, line: int) -> str:
+        wiki = parse_wikilink(match.group(2))
+        if not match.group(1) or not wiki.target.lower().endswith(IMAGE_SUFFIXES):
+            return match.group(0)
+        alt = "" if IMAGE_SIZE.fullmatch(wiki.text) else wiki.text
+        marker = self._image_marker(wiki.target, alt, line)
+        if marker is None:
+            return match.group(0)
+        return f"![{alt}]({_destination(marker, wiki.target)})"
+
+    def _img_tag(self, match: re.Match, line: int) -> str:
+        attrs = html_attrs(match.group(0))
+        alt = attrs.get("alt", "").replace("]", "\\]")
+        src = attrs.get("src", "")
+        marker = self._image_marker(src, alt, line)
+        if marker is None:
+            return match.group(0)
+        title = attrs.get("title", "").replace('"', "'")
+        title = f' "{title}"' if title else ""
+        return f"![{alt}]({_destination(marker, src)}{title})"
+
+    def _html_images(self, markup: str, line: int) -> str:
+        """Return HTML with the ``src`` of each ``<img>`` put in the media library."""
+
+        def tag(match: re.Match) -> str:
+            return _IMG_SRC.sub(
+                lambda m: self._img_src(m, line) or m.group(0), match.group(0), count=1
+            )
+
+        return IMG_TAG.sub(tag, markup)
+
+    def _img_src(self, match: re.Match, line: int) -> str | None:
+        src = html.unescape(next(g for g in match.groups()[1:] if g is not None))
+        marker = self._image_marker(src, "", line)
+        return None if marker is None else f'{match.group(1)}"{marker}"'
+
+    def _image_marker(self, src: str, alt: str, line: int) -> str | None:
+        """Return the marker of an image in Markdown source, or None to keep it."""
+        src = src.strip()
+        if not src or LIBRARY_IMAGE.fullmatch(src):
+            return None
+        if src.startswith(("http://", "https://", "//")):
+            url = remote_url(src)
+            if url is None:
+                return None
+            image = LocalImage(None, alt, "", line, url=url, src=url)
+        elif is_external(src):
+            return None
+        else:
+            path = self._local_file(src, line, "missing image")
+            if path is None:
+                return None
+            self.result.assets.add(path)
+            image = LocalImage(path, alt, "", line, src=src)
+        self.result.images.append(image)
+        return image_marker(len(self.result.images) - 1)
+
     def _caption_formulas(self, caption: str, line: int) -> None:
         self.result.formulas.extend(
             Formula(m.tex, False, line) for m in find_inline_math(caption)
         )
 
-    def _figure(self, markup: str, height: int, caption: str, line: int) -> None:
+    def _figure(
+        self, markup: str, height: int, caption: str, line: int, *, images=False
+    ) -> None:
+        """Emit an HTML figure; with ``images``, its ``<img>``s are imported too."""
+        if images:
+            markup = self._html_images(markup, line)
         low, high = FIGURE_HEIGHTS
         value = {
             "html": markup,
@@ -177,11 +315,12 @@ class RawHtmlMixin:
         )
         without_caption = _FIGCAPTION.sub("", fragment)
         images = IMG_TAG.findall(fragment)
-        if (
-            images
-            and not _RICH_FRAGMENT.search(fragment)
-            and not html.unescape(_TAG.sub("", without_caption)).strip()
-        ):
+        text = " ".join(html.unescape(_TAG.sub(" ", without_caption)).split())
+        if len(images) == 1 and 0 < len(text) <= 300 and not caption:
+            # <div align="center"><img src=…><br>图 1：…</div>: a captioned image.
+            caption = text
+            text = ""
+        if images and not _RICH_FRAGMENT.search(fragment) and not text:
             for tag in images:
                 attrs = html_attrs(tag)
                 self._image(
@@ -212,7 +351,7 @@ class RawHtmlMixin:
                 self._figure(markup, height, caption, line)
                 return
         self._caption_formulas(caption, line)
-        self._figure(fragment, height, caption, line)
+        self._figure(fragment, height, caption, line, images=True)
 
     def _comment(self, content: str, line: int) -> None:
         """Act on a directive comment: break, label, embed; ignore the rest."""
@@ -230,6 +369,27 @@ class RawHtmlMixin:
                 self._emit("embed", url, line)
             else:
                 self._warn(f"embed not imported: {url!r} is not an http(s) URL", line)
+
+
+def _destination(marker: str, src: str) -> str:
+    """Return a Markdown image destination: in ``<>`` if the source has spaces."""
+    return f"<{marker}>" if any(c.isspace() for c in src) else marker
+
+
+def _in_code(match: re.Match) -> bool:
+    """Return True if ``match`` lies inside a code span of its line."""
+    return match.string.count("`", 0, match.start()) % 2 == 1
+
+
+def remote_url(src: str) -> str | None:
+    """Return the http(s) URL of a remote image as written, or None if not valid."""
+    url = "https:" + src if src.startswith("//") else src
+    url = quote(url.strip(), safe=_URL_SAFE)
+    try:
+        _is_url(url)
+    except ValidationError:
+        return None
+    return url
 
 
 def _height(tag: str | None) -> int:

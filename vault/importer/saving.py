@@ -25,6 +25,7 @@ from .errors import (
     katex_message,
     slug_taken,
 )
+from .fetch import FetchError
 from .fill import body_raw
 from .links import POST
 from .places import redirect_path
@@ -238,14 +239,30 @@ class SaveMixin:
     def _image_pks(self, source: Source) -> list[int | None]:
         pks: list[int | None] = []
         for image in source.body.images:
+            if image.path is None:
+                pks.append(self._remote_image_pk(source, image))
+                continue
             try:
-                pks.append(self.images.get(image.path, image.alt or image.path.stem))
+                pks.append(self.images.get(image.path, image.path.stem))
             except (OSError, ValueError) as error:
                 source.warnings.append(
                     Issue(f"image not imported: {error}", image.line)
                 )
                 pks.append(None)
         return pks
+
+    def _remote_image_pk(self, source: Source, image) -> int | None:
+        """Return the library image of a remote one, with --fetch-images, else None."""
+        if self.remote is None:
+            return None
+        try:
+            data, name = self.remote.get(image.url)
+            return self.images.add(data, name, "")
+        except (FetchError, ValueError) as error:
+            source.warnings.append(
+                Issue(f"remote image not fetched: {image.url} ({error})", image.line)
+            )
+            return None
 
     def _cover(self, source: Source) -> int | None:
         if source.cover is None:

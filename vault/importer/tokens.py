@@ -44,7 +44,38 @@ def _build() -> MarkdownIt:
     md.use(emoji_plugin)
     md.inline.ruler.at("newline", _newline_with_offset)
     md.use(mkdocs_plugin)
+    md.inline.ruler.after("image", "spaced_image", _spaced_image)
     return md
+
+
+# An image whose path holds spaces, which CommonMark does not read as one but
+# Obsidian and Typora do: ``![a figure](img/my figure.png "title")``.
+_SPACED_IMAGE = re.compile(
+    r"!\[((?:\\.|[^\[\]\n])*)\]\([ \t]*"
+    r"([^\s()<>\"']+(?:[ \t]+[^\s()<>\"']+)+?\.(?:png|jpe?g|gif|webp|svg|avif|bmp))"
+    r"""(?:[ \t]+(?:"([^"\n]*)"|'([^'\n]*)'))?[ \t]*\)""",
+    re.IGNORECASE,
+)
+
+
+def _spaced_image(state: StateInline, silent: bool) -> bool:
+    """Read ``![alt](path with spaces.png)`` as an image, as Obsidian does."""
+    if not state.src.startswith("![", state.pos):
+        return False
+    match = _SPACED_IMAGE.match(state.src, state.pos, state.posMax)
+    if match is None:
+        return False
+    if not silent:
+        token = state.push("image", "img", 0)
+        token.attrs = {"src": match.group(2), "alt": ""}
+        token.content = match.group(1)
+        token.children = []
+        state.md.inline.parse(match.group(1), state.md, state.env, token.children)
+        title = match.group(3) if match.group(3) is not None else match.group(4)
+        if title:
+            token.attrs["title"] = title
+    state.pos = match.end()
+    return True
 
 
 MD = _build()

@@ -223,9 +223,25 @@ def build_site(home):
             "caption": 'say "hi" \\alpha $I^* \\approx 2$ [x]',
         },
     }
+    images = [
+        {
+            "type": "image",
+            "value": {
+                "image": None,
+                "url": "https://example.com/figs/sm%201.png?v=2",
+                "alt": "remote",
+                "caption": "shown from its URL",
+            },
+        },
+        {
+            "type": "markdown",
+            "value": f"A library image in Markdown: ![cover](image:{misc.cover_id})\n",
+        },
+        {"type": "paragraph", "value": '<ol start="3"><li>third</li></ol>'},
+    ]
     add_post(
         misc,
-        [*TRICKY_BODY, links, figure],
+        [*TRICKY_BODY, links, figure, *images],
         title="[Tricky] *text*: # all",
         slug="tricky",
     )

@@ -196,3 +196,34 @@ def test_front_matter_quotes_what_yaml_would_misread():
 def test_document_ends_with_one_newline():
     assert document({"title": "x"}, "body\n\n") == "---\ntitle: x\n---\n\nbody\n"
     assert document({"title": "x"}, "") == "---\ntitle: x\n---\n"
+
+
+def test_a_remote_image_is_written_with_its_url():
+    value = {
+        "image": None,
+        "url": "https://example.com/sm.png",
+        "alt": "SM",
+        "caption": "图 2",
+    }
+    assert block("image", value) == '![SM](https://example.com/sm.png "图 2")'
+
+
+def test_a_markdown_block_points_its_library_images_at_their_files():
+    resolver = OfflineResolver(images={4: "images/roof line.png", 5: "images/b.png"})
+    source = 'Before ![roof](image:4 "t") and ![b](image:5).\n\n![x](image:9)\n'
+    assert block("markdown", source, resolver) == (
+        "<!-- block:markdown -->\n"
+        'Before ![roof](<images/roof line.png> "t") and ![b](images/b.png).\n\n'
+        "![x](image:9)\n\n<!-- /block -->"
+    )
+    assert resolver.warnings == ["Markdown image of missing image 9 kept"]
+
+
+def test_an_html_figure_points_its_library_images_at_their_files():
+    resolver = OfflineResolver(images={4: "images/a&b.png"})
+    value = {"html": "<img src=\"image:4\"><img src='image:9'>", "height": 200}
+    assert block("html_figure", value, resolver) == (
+        '<!-- block:html_figure height="200" -->\n'
+        "<img src=\"images/a&amp;b.png\"><img src='image:9'>\n<!-- /block -->"
+    )
+    assert resolver.warnings == ["HTML figure image of missing image 9 kept"]

@@ -196,3 +196,9 @@ def test_every_demo_paragraph_reads_back(home):
 def test_escape_text_escapes_a_formula_markdown_would_not_read():
     # After a digit "$" opens no formula in Markdown: its text must survive as text.
     assert escape_text("2$a*b$") == "2$a\\*b$"
+
+
+def test_an_ordered_list_keeps_its_first_number():
+    # The second half of a list the importer split around an image.
+    markdown = assert_reads_back('<ol start="3"><li>third</li><li>fourth</li></ol>')
+    assert markdown == "3. third\n4. fourth"

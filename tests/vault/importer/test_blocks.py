@@ -291,22 +291,29 @@ def test_images_become_image_blocks_and_missing_ones_warn(tmp_path):
         """,
         tmp_path,
     )
-    # The missing image leaves nothing behind: the prose around it joins up.
-    assert types(body) == ["image", "paragraph", "image", "paragraph"]
+    # The missing image leaves nothing behind: the prose around it joins up; the
+    # remote one is shown from its URL.
+    assert types(body) == ["image", "paragraph", "image", "paragraph", "image"]
     assert body.blocks[0].value == {
         "image": ImageSlot(0),
         "alt": "替代",
         "caption": "图 1：$x$",
     }
     assert body.blocks[1].value == "<p>Text</p>"
-    assert body.blocks[3].value == (
-        "<p>more text.</p>"
-        '<p><a href="https://example.com/x.png">https://example.com/x.png</a></p>'
+    assert body.blocks[3].value == "<p>more text.</p>"
+    assert body.blocks[4].value == {
+        "image": ImageSlot(2),
+        "url": "https://example.com/x.png",
+        "alt": "",
+        "caption": "",
+    }
+    assert [img.path.name for img in body.images[:2]] == ["a b.png", "a b.png"]
+    assert (body.images[2].path, body.images[2].url) == (
+        None,
+        "https://example.com/x.png",
     )
-    assert [img.path.name for img in body.images] == ["a b.png", "a b.png"]
     assert [(w.line, w.message) for w in body.warnings] == [
         (5, "missing image: C:\\Users\\me\\gone.png"),
-        (7, "remote image https://example.com/x.png not imported; kept as a link"),
     ]
     assert [f.tex for f in body.formulas] == ["x"]
 
@@ -503,7 +510,7 @@ def test_an_admonition_holding_code_math_or_another_admonition_is_kept_as_markdo
     assert body.warnings == []
 
 
-def test_an_image_in_an_admonition_is_imported_after_it(tmp_path):
+def test_an_image_in_an_admonition_stays_inside_it(tmp_path):
     Image.new("RGB", (4, 4)).save(tmp_path / "fig.png")
     body = parse(
         """
@@ -515,9 +522,13 @@ def test_an_image_in_an_admonition_is_imported_after_it(tmp_path):
         tmp_path,
     )
 
-    assert types(body) == ["callout", "image"]
-    assert body.blocks[0].value["body"] == "<p>See below.</p>"
-    assert isinstance(body.blocks[1].value["image"], ImageSlot)
+    # A Markdown block, which renders the admonition as a callout with the image
+    # in it; the image itself goes into the media library.
+    assert types(body) == ["markdown"]
+    assert body.blocks[0].value == (
+        '!!! example "Figure"\n    See below.\n\n    ![tile](\ue0030\ue004)'
+    )
+    assert [image.path.name for image in body.images] == ["fig.png"]
 
 
 def test_content_tabs_become_a_heading_per_tab_with_its_content():

@@ -59,6 +59,12 @@ class Command(BaseCommand):
             "or mkdocs.yml; off for other vaults)",
         )
         parser.add_argument(
+            "--fetch-images",
+            action="store_true",
+            help="download remote images (![](https://…)) into the media library; "
+            "without it they are shown from their URL",
+        )
+        parser.add_argument(
             "--progress",
             action="store_true",
             help="show progress on stderr even when it is not a terminal",
@@ -80,6 +86,7 @@ class Command(BaseCommand):
             draft=options["draft"],
             exclude=options["exclude"],
             old_url_prefix=options["old_url_prefix"],
+            fetch_images=options["fetch_images"],
             progress=self.show_progress if show_progress else None,
             breaks=options["breaks"],
         )
