@@ -59,6 +59,11 @@ title: Figures in their places
 
 > A quote with a figure
 > ![quoted](img/quoted.png)
+
+!!! example "An admonition"
+    The tile in shared memory:
+
+    ![admonished](img/nested.png)
 """
 
 MARKDOWN_BLOCK = """\
@@ -261,6 +266,10 @@ def test_images_inside_text_nested_items_callouts_and_quotes_stay_there(
         callout.group(0), "The warp scheduler", 'alt="scheduler"', "picks one warp"
     )
     assert order == sorted(order)
+    admonition = re.search(
+        r'<aside class="callout callout-note">.*?</aside>', html, re.S
+    )
+    assert admonition and 'alt="admonished"' in admonition.group(0)
     quote = re.search(r"<blockquote>.*?</blockquote>", html, re.S)
     assert quote and 'alt="quoted"' in quote.group(0)
     for name in ("img/nested.png", "img/scheduler.png", "img/quoted.png"):
