@@ -29,50 +29,92 @@ class InlineMath(NamedTuple):
     tex: str
 
 
-def _scan_math(text: str, pos: int, closer: str) -> int:
-    """Return the index of ``closer`` ending the formula opened before ``pos``.
+class _Scanner:
+    """Find formula closers in one text, each position walked at most once.
 
-    Backslash escapes the next character (so ``\\$`` and ``\\)`` do not close),
-    and a blank line ends the search as it ends a paragraph. Return -1 if there
-    is no closer.
+    A scan is a walk whose next step depends only on the position, so every
+    position it passes leads to the same answer: remember it. Then the scans
+    started by many openers (``\\(`` ten thousand times) take linear time, not
+    quadratic. ``steps`` counts the positions walked, for tests.
     """
-    n = len(text)
-    while pos < n:
-        char = text[pos]
-        if text.startswith(closer, pos):
-            return pos
-        if char == "\\":
-            # \text{…} may hold $ signs of its own (Pandoc allows it).
-            if text.startswith("text{", pos + 1):
-                pos = _skip_braces(text, pos + 5)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.steps = 0
+        self._closers: dict[str, dict[int, int]] = {}
+        self._groups: dict[int, int] = {}
+
+    def find(self, pos: int, closer: str) -> int:
+        """Return the index of ``closer`` ending the formula opened before ``pos``.
+
+        Backslash escapes the next character (so ``\\$`` and ``\\)`` do not
+        close), and a blank line ends the search as it ends a paragraph. Return
+        -1 if there is no closer.
+        """
+        text, n = self.text, len(self.text)
+        known = self._closers.setdefault(closer, {})
+        walked: list[int] = []
+        while True:
+            if pos in known:
+                found = known[pos]
+                break
+            if pos >= n:
+                found = -1
+                break
+            self.steps += 1
+            walked.append(pos)
+            if text.startswith(closer, pos):
+                found = pos
+                break
+            char = text[pos]
+            if char == "\\":
+                # \text{…} may hold $ signs of its own (Pandoc allows it).
+                if text.startswith("text{", pos + 1):
+                    pos = self._group_end(pos + 6)
+                else:
+                    pos += 2
+                continue
+            if char == "\n" and _blank_line_follows(text, pos + 1):
+                found = -1
+                break
+            pos += 1
+        for walked_pos in walked:
+            known[walked_pos] = found
+        return found
+
+    def _group_end(self, pos: int) -> int:
+        """Return the index just past the ``}`` closing the group ``pos`` is in.
+
+        Backslash escapes are honoured; an unbalanced group ends at the end of text.
+        """
+        text, n = self.text, len(self.text)
+        known = self._groups
+        levels: list[list[int]] = [[]]  # the positions walked at each depth
+        while True:
+            if pos in known:
+                end = known[pos]
+            elif pos >= n:
+                end = n
             else:
-                pos += 2
-            continue
-        if char == "\n" and _blank_line_follows(text, pos + 1):
-            return -1
-        pos += 1
-    return -1
-
-
-def _skip_braces(text: str, pos: int) -> int:
-    """Return the index just past the group whose ``{`` is at ``pos``.
-
-    Backslash escapes are honoured; an unbalanced group ends at the end of text.
-    """
-    depth = 0
-    while pos < len(text):
-        char = text[pos]
-        if char == "\\":
-            pos += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return pos + 1
-        pos += 1
-    return pos
+                self.steps += 1
+                levels[-1].append(pos)
+                char = text[pos]
+                if char == "\\":
+                    pos += 2
+                    continue
+                if char == "{":
+                    levels.append([])
+                    pos += 1
+                    continue
+                if char != "}":
+                    pos += 1
+                    continue
+                end = pos + 1
+            for walked_pos in levels.pop():
+                known[walked_pos] = end
+            if not levels:
+                return end
+            pos = end  # continue in the enclosing group (at n if this one is open)
 
 
 def _blank_line_follows(text: str, pos: int) -> bool:
@@ -88,6 +130,7 @@ def _tokens(text: str) -> Iterator[tuple[str, int, int, str]]:
     Pieces cover ``text`` in order; literal pieces have ``\\$`` turned into ``$``.
     """
     n = len(text)
+    scanner = _Scanner(text)
     literal: list[str] = []  # the pending literal run, already unescaped
     run_start = 0  # where the pending literal run starts in text
     copied = 0  # text[run_start:copied] is already in literal
@@ -101,7 +144,7 @@ def _tokens(text: str) -> Iterator[tuple[str, int, int, str]]:
                 i = copied = i + 2
                 continue
             if text[i + 1] == "(":
-                close = _scan_math(text, i + 2, "\\)")
+                close = scanner.find(i + 2, "\\)")
                 if close != -1 and text[i + 2 : close].strip():
                     math_end, tex = close + 2, text[i + 2 : close]
             if math_end == -1:
@@ -116,7 +159,7 @@ def _tokens(text: str) -> Iterator[tuple[str, int, int, str]]:
                     i += 1
                 continue
             if i + 1 < n and text[i + 1] not in _SPACE:
-                close = _scan_math(text, i + 1, "$")
+                close = scanner.find(i + 1, "$")
                 if (
                     close != -1
                     and text[close - 1] not in _SPACE

@@ -346,13 +346,33 @@ def _heading_anchors(state: StateCore) -> None:
         heading.attrSet("id", anchor)
 
 
-def _scan_closer(src: str, pos: int, end: int, closer: str) -> int:
-    """Return where ``closer`` starts in ``src[pos:end]``, skipping escapes, or -1."""
-    while pos < end - 1:
+def _scan_closer(state: StateInline, pos: int, closer: str) -> int:
+    """Return where ``closer`` starts in the inline source, skipping escapes, or -1.
+
+    The walk's next step depends only on the position, so each position's answer
+    is remembered on ``state``: every opener of a paragraph together walks the
+    source once (``\\[`` repeated ten thousand times stays linear).
+    """
+    src, end = state.src, state.posMax
+    # A link's label is parsed on the same state with a shorter posMax.
+    memos = state.__dict__.setdefault("math_closers", {})
+    memo = memos.setdefault((closer, end), {})
+    walked = []
+    while True:
+        if pos in memo:
+            found = memo[pos]
+            break
+        if pos >= end - 1:
+            found = -1
+            break
+        walked.append(pos)
         if src.startswith(closer, pos):
-            return pos
+            found = pos
+            break
         pos += 2 if src[pos] == "\\" else 1
-    return -1
+    for walked_pos in walked:
+        memo[walked_pos] = found
+    return found
 
 
 def _bracket_math_inline(state: StateInline, silent: bool) -> bool:
@@ -361,7 +381,7 @@ def _bracket_math_inline(state: StateInline, silent: bool) -> bool:
     if src[pos] != "\\" or pos + 1 >= state.posMax or src[pos + 1] not in "([":
         return False
     closer = "\\)" if src[pos + 1] == "(" else "\\]"
-    close = _scan_closer(src, pos + 2, state.posMax, closer)
+    close = _scan_closer(state, pos + 2, closer)
     if close == -1 or not src[pos + 2 : close].strip():
         return False
     if not silent:

@@ -8,6 +8,8 @@ from rendering import (
     render_inline_text,
     render_math,
 )
+from rendering import inline as inline_module
+from tests.steps import grows_linearly, lines_run
 
 
 def formulas(html: str) -> list[str]:
@@ -199,3 +201,32 @@ def test_inline_math_errors_in_html_skip_code_and_unescape():
 
 def test_inline_math_errors_is_empty_for_valid_input():
     assert inline_math_errors("Costs $5 or $10; $x^2$") == []
+
+
+# Hostile input: the work stays linear --------------------------------------
+
+
+SCANNERS = (inline_module._Scanner.find, inline_module._Scanner._group_end)
+
+
+@pytest.mark.parametrize(
+    "unit", [r"\(", r"[\[", "$a", r"\(\text{", r"$\text{{", r"$\text{a"]
+)
+def test_openers_without_closers_are_scanned_in_linear_time(unit):
+    def steps(n: int) -> int:
+        return lines_run(lambda: find_inline_math(unit * n), SCANNERS)
+
+    assert grows_linearly(steps, 2_000)
+
+
+def test_ten_thousand_unclosed_openers_stay_text():
+    text = r"\(" * 10_000
+    assert find_inline_math(text) == []
+    html = render_inline_text(text)
+    assert "katex" not in html
+    assert html == text
+
+
+def test_many_dollar_formulas_are_all_found():
+    text = "$a$ " * 5_000
+    assert [m.tex for m in find_inline_math(text)] == ["a"] * 5_000

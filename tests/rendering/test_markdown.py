@@ -9,7 +9,9 @@ from rendering import (
     render_markdown,
     render_math,
 )
+from rendering import markdown as markdown_module
 from rendering.markdown import CALLOUT_TYPES
+from tests.steps import grows_linearly, lines_run
 
 
 def soup_of(text: str) -> BeautifulSoup:
@@ -561,3 +563,32 @@ def test_library_images_take_the_url_they_are_given_and_load_lazily():
 def test_library_image_ids_lists_the_images_markdown_shows():
     text = "![a](image:3) ![b](<image:12>) `image:5` ![c](image:3)"
     assert library_image_ids(text) == [3, 12]
+
+
+# Hostile input: the work stays linear --------------------------------------
+
+
+@pytest.mark.parametrize("unit", [r"\(", r"\[", r"[\[", r"[\("])
+def test_bracket_openers_without_closers_are_scanned_in_linear_time(unit):
+    def steps(n: int) -> int:
+        return lines_run(
+            lambda: markdown_module._md.parse(unit * n),
+            [markdown_module._scan_closer],
+        )
+
+    assert grows_linearly(steps, 2_000)
+
+
+def test_a_paragraph_of_unclosed_brackets_renders_as_text():
+    text = r"[\[" * 20_000
+    soup = BeautifulSoup(render_markdown(text), "html.parser")
+    assert soup.get_text().strip() == "[[" * 20_000
+    assert soup.find(class_="katex") is None
+
+
+def test_a_link_label_may_hold_bracket_math():
+    soup = BeautifulSoup(
+        render_markdown(r"[see \(x\) here](https://a.example)"), "html.parser"
+    )
+    assert soup.a.find(class_="katex") is not None
+    assert r"\(" not in soup.get_text()

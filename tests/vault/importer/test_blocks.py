@@ -5,10 +5,12 @@ import textwrap
 import pytest
 from PIL import Image
 
+from tests.steps import grows_linearly, lines_run
 from vault.importer.assets import AssetFinder
 from vault.importer.blocks import parse_body
 from vault.importer.inline import LINK_MARKER
 from vault.importer.parsed import ImageSlot
+from vault.importer.rawhtml import RawHtmlMixin, TagDepths
 
 
 def parse(text, tmp_path=None, **kwargs):
@@ -350,6 +352,52 @@ def test_raw_html_becomes_html_figures(tmp_path):
     assert [w.message for w in body.warnings] == [
         "missing figure file: figs/missing.html"
     ]
+
+
+def test_nested_html_closes_where_its_depth_falls_back():
+    body = parse(
+        """
+        <div class="outer">
+        <div>inner</div>
+
+        <p>still inside</p>
+        </div>
+
+        Prose between.
+
+        <section><div>
+        </div>
+
+        </section>
+        """
+    )
+    assert [(b.type, b.line) for b in body.blocks] == [
+        ("html_figure", 1),
+        ("paragraph", 7),
+        ("html_figure", 9),
+    ]
+    assert body.blocks[0].value["html"].endswith("still inside</p>\n</div>")
+    assert body.blocks[2].value["html"].endswith("</section>")
+
+
+def test_unclosed_divs_are_figures_each_with_a_warning_in_linear_time():
+    n = 3_000
+    body = parse("<div>\n\n" * n)
+    assert [b.value["html"] for b in body.blocks] == ["<div>"] * n
+    assert [w.line for w in body.warnings] == [1 + 2 * k for k in range(n)]
+    assert body.warnings[0].message == "<div> is never closed"
+
+    def steps(count: int) -> int:
+        return lines_run(
+            lambda: parse("<div>\n\n" * count),
+            [
+                RawHtmlMixin._balanced_end,
+                TagDepths.__init__,
+                TagDepths.closing_line,
+            ],
+        )
+
+    assert grows_linearly(steps, 500)
 
 
 def test_block_regions_embeds_are_kept_verbatim():
