@@ -17,6 +17,16 @@ class DjangoRenderStore:
 
         caches["renders"].set(key, value)
 
+    def get_many(self, keys):
+        from django.core.cache import caches
+
+        return caches["renders"].get_many(keys)
+
+    def set_many(self, data):
+        from django.core.cache import caches
+
+        return caches["renders"].set_many(data)
+
 
 class BlogConfig(AppConfig):
     name = "blog"

@@ -7,6 +7,10 @@ markdown-it (or bumping ``SCHEMA``) invalidates old entries without a flush.
 
 The default store is an in-process LRU. The Django app plugs a shared cache in at
 startup with ``set_store(caches["renders"])``; this module never imports Django.
+
+Rendering a text of N formulas must not cost N round trips to a shared cache:
+inside ``batch()``, ``prefetch`` reads the entries a render will ask for with one
+``get_many``, and new results are written with ``set_many`` when it ends.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import json
 import logging
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -30,6 +34,8 @@ logger = logging.getLogger(__name__)
 SCHEMA = 5
 
 DEFAULT_MAX_ENTRIES = 4096
+# Results a batch writes per set_many call, so one payload stays small.
+WRITE_CHUNK = 1000
 
 _KATEX_PACKAGE_JSON = (
     Path(__file__).resolve().parents[1] / "node_modules" / "katex" / "package.json"
@@ -110,6 +116,22 @@ class LRUStore:
             while len(self._data) > self.max_entries:
                 self._data.popitem(last=False)
 
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        """Return the stored entries among ``keys`` (Django's cache API)."""
+        found = {}
+        with self._lock:
+            for key in keys:
+                if key in self._data:
+                    self._data.move_to_end(key)
+                    found[key] = self._data[key]
+        return found
+
+    def set_many(self, data: dict[str, Any], timeout: Any = None) -> list[str]:
+        """Store every entry of ``data``; return the keys that failed (none)."""
+        for key, value in data.items():
+            self.set(key, value)
+        return []
+
     def clear(self) -> None:
         """Remove every entry."""
         with self._lock:
@@ -172,6 +194,86 @@ def reset_stats() -> None:
         _hits.clear()
 
 
+class _Batch:
+    """What one ``batch()`` has read from the store and has yet to write to it."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, Any] = {}  # key -> entry, or _MISSING
+        self.pending: dict[str, str] = {}
+
+
+_MISSING = object()
+_local = threading.local()
+
+
+def _current_batch() -> _Batch | None:
+    return getattr(_local, "batch", None)
+
+
+@contextmanager
+def batch() -> Iterator[None]:
+    """Serve memoized renders from what `prefetch` read, and write new ones at the end.
+
+    Nested batches join the outermost one. A failing store is logged and
+    bypassed, as for single reads.
+    """
+    if _current_batch() is not None:
+        yield
+        return
+    current = _local.batch = _Batch()
+    try:
+        yield
+    finally:
+        _local.batch = None
+        _write_many(_store, current.pending)
+
+
+def _write_many(store: RenderStore, entries: dict[str, str]) -> None:
+    items = list(entries.items())
+    set_many = getattr(store, "set_many", None)
+    for start in range(0, len(items), WRITE_CHUNK):
+        chunk = dict(items[start : start + WRITE_CHUNK])
+        try:
+            if set_many is not None:
+                set_many(chunk)
+            else:
+                for key, value in chunk.items():
+                    store.set(key, value)
+        except Exception:
+            logger.warning("Render cache set failed", exc_info=True)
+            return
+
+
+def prefetch(func: Callable[..., str], calls: Iterable[tuple]) -> None:
+    """Read the entries of ``func(*args)`` for every ``args`` in ``calls`` at once.
+
+    ``func`` is a `memoize`d function. Outside ``batch()`` this does nothing.
+    One ``get_many`` per call, whatever the number of entries.
+    """
+    current = _current_batch()
+    if current is None:
+        return
+    key_of = func.cache_key  # type: ignore[attr-defined]
+    keys = [key for args in calls if (key := key_of(*args)) not in current.known]
+    if not keys:
+        return
+    keys = list(dict.fromkeys(keys))
+    store = _store
+    try:
+        get_many = getattr(store, "get_many", None)
+        if get_many is not None:
+            found = get_many(keys)
+        else:
+            found = {
+                key: value for key in keys if (value := store.get(key)) is not None
+            }
+    except Exception:
+        logger.warning("Render cache get failed", exc_info=True)
+        return
+    for key in keys:
+        current.known[key] = found.get(key, _MISSING)
+
+
 def _canonical(value: Any) -> Any:
     """Return ``value`` as JSON-friendly data with a stable shape."""
     if isinstance(value, str | int | float | bool) or value is None:
@@ -210,17 +312,24 @@ def memoize(namespace: str) -> Callable[[Callable[P, str]], Callable[P, str]]:
         signature = inspect.signature(func)
         name = f"{func.__module__}.{func.__qualname__}"
 
-        @functools.wraps(func)
-        def wrapper(*args: P.args, **kwargs: P.kwargs) -> str:
+        def cache_key(*args: P.args, **kwargs: P.kwargs) -> str:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            key = make_key(namespace, [name, bound.arguments])
+            return make_key(namespace, [name, bound.arguments])
+
+        @functools.wraps(func)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> str:
+            key = cache_key(*args, **kwargs)
             store = _store
-            try:
-                cached = store.get(key)
-            except Exception:
-                logger.warning("Render cache get failed", exc_info=True)
-                cached = None
+            current = _current_batch()
+            if current is not None and key in current.known:
+                cached = current.known[key]
+            else:
+                try:
+                    cached = store.get(key)
+                except Exception:
+                    logger.warning("Render cache get failed", exc_info=True)
+                    cached = None
             if isinstance(cached, str):
                 with _stats_lock:
                     _hits[namespace] += 1
@@ -228,12 +337,16 @@ def memoize(namespace: str) -> Callable[[Callable[P, str]], Callable[P, str]]:
             result = func(*args, **kwargs)
             with _stats_lock:
                 _renders[namespace] += 1
+            if current is not None:
+                current.known[key] = current.pending[key] = result
+                return result
             try:
                 store.set(key, result)
             except Exception:
                 logger.warning("Render cache set failed", exc_info=True)
             return result
 
+        wrapper.cache_key = cache_key  # type: ignore[attr-defined]
         return wrapper
 
     return decorator

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from .cache import memoize
-from .math import check_math, render_math_safe
+from .cache import batch, memoize
+from .math import check_math, prefetch_math, render_math_safe
 
 _SPACE = " \t\n\r\f\v\u00a0"
 _unescape = html.unescape
@@ -189,25 +189,38 @@ def find_inline_math(text: str) -> list[InlineMath]:
     ]
 
 
-def _render_segment(
-    text: str,
+def _render_pieces(
+    pieces: list[tuple[bool, str]],
     *,
     unescape: Callable[[str], str] | None,
     math_output: str = "htmlAndMathml",
 ) -> str:
-    """Return ``text`` with formulas rendered and literal pieces escaped.
+    """Return ``pieces`` with formulas rendered and literal pieces escaped.
 
-    With ``unescape`` set, ``text`` is already HTML: literal pieces are kept
-    byte-for-byte (bar ``\\$``) and only formula sources are unescaped.
+    Each piece is ``(scan, text)``; math is looked for where ``scan`` is True and
+    other pieces are kept as they are. With ``unescape`` set, the text is already
+    HTML: literal pieces are kept byte-for-byte (bar ``\\$``) and only formula
+    sources are unescaped. The cached renders of every formula are read in one
+    batch, not one round trip each.
     """
-    parts = []
-    for kind, _start, _end, value in _tokens(text):
-        if kind == "math":
-            tex = unescape(value) if unescape else value
-            parts.append(render_math_safe(tex, output=math_output))
-        else:
-            parts.append(value if unescape else html.escape(value))
-    return "".join(parts)
+    parts: list[tuple[str, str]] = []  # ("math", tex) or ("html", markup)
+    for scan, text in pieces:
+        if not scan:
+            parts.append(("html", text))
+            continue
+        for kind, _start, _end, value in _tokens(text):
+            if kind == "math":
+                parts.append(("math", unescape(value) if unescape else value))
+            else:
+                parts.append(("html", value if unescape else html.escape(value)))
+    with batch():
+        prefetch_math(
+            ((value, False) for kind, value in parts if kind == "math"), math_output
+        )
+        return "".join(
+            render_math_safe(value, output=math_output) if kind == "math" else value
+            for kind, value in parts
+        )
 
 
 @memoize("inline-text")
@@ -216,7 +229,7 @@ def render_inline_text(text: str, math_output: str = "htmlAndMathml") -> str:
 
     ``math_output`` is KaTeX's output option (``"mathml"`` for feeds).
     """
-    return _render_segment(text, unescape=None, math_output=math_output)
+    return _render_pieces([(True, text)], unescape=None, math_output=math_output)
 
 
 # Elements whose text is never scanned for math. Script/style/textarea content is
@@ -277,11 +290,8 @@ def render_inline_html(markup: str, math_output: str = "htmlAndMathml") -> str:
     are left untouched; text without math comes back byte-for-byte.
     ``math_output`` is KaTeX's output option (``"mathml"`` for feeds).
     """
-    return "".join(
-        _render_segment(piece, unescape=_unescape, math_output=math_output)
-        if scan
-        else piece
-        for scan, piece in _html_pieces(markup)
+    return _render_pieces(
+        list(_html_pieces(markup)), unescape=_unescape, math_output=math_output
     )
 
 

@@ -23,11 +23,11 @@ from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
-from .cache import memoize
+from .cache import batch, memoize
 from .cjk import cjk_emphasis_plugin
 from .headings import unique_anchors
 from .highlight import highlight, parse_line_spec
-from .math import check_math, render_math_safe
+from .math import check_math, prefetch_math, render_math_safe
 from .shortcodes import emoji_plugin
 
 # Canonical callout types, then what Obsidian and GitHub also accept.
@@ -616,7 +616,10 @@ def render_markdown(
         env["feed"] = True
     if anchors is not None:
         env["anchors"] = list(anchors)
-    return _md.render(text, env)
+    tokens = _md.parse(text, env)
+    with batch():
+        prefetch_math(_formulas(tokens), _math_output(env))
+        return _md.renderer.render(tokens, _md.options, env)
 
 
 @memoize("markdown-headings")
@@ -644,16 +647,24 @@ def _walk(tokens: Sequence[Token]) -> Iterator[Token]:
             yield from _walk(token.children)
 
 
+def _formulas(tokens: Sequence[Token]) -> Iterator[tuple[str, bool]]:
+    """Yield ``(tex, display)`` for every formula in ``tokens``, in order."""
+    for token in _walk(tokens):
+        if token.type in _MATH_TOKENS:
+            yield token.content, _MATH_TOKENS[token.type]
+        elif token.type == "fence" and _fence_language(token.info).lower() == "math":
+            yield token.content, True
+
+
+def markdown_formulas(text: str) -> list[tuple[str, bool]]:
+    """Return ``(tex, display)`` for every formula in Markdown ``text``, in order."""
+    return list(_formulas(_md.parse(text)))
+
+
 def markdown_math_errors(text: str) -> list[str]:
     """Return KaTeX's message for every invalid formula in ``text``, in order."""
-    errors = []
-    for token in _walk(_md.parse(text)):
-        if token.type in _MATH_TOKENS:
-            display = _MATH_TOKENS[token.type]
-        elif token.type == "fence" and _fence_language(token.info).lower() == "math":
-            display = True
-        else:
-            continue
-        if (message := check_math(token.content, display)) is not None:
-            errors.append(message)
-    return errors
+    return [
+        message
+        for tex, display in markdown_formulas(text)
+        if (message := check_math(tex, display)) is not None
+    ]

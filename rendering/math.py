@@ -15,12 +15,13 @@ import os
 import queue
 import re
 import threading
+from collections.abc import Iterable
 from concurrent.futures import Future
 from pathlib import Path
 
 from py_mini_racer import JSTimeoutException, MiniRacer
 
-from .cache import memoize
+from .cache import memoize, prefetch
 
 KATEX_DIR = Path(__file__).resolve().parents[1] / "node_modules" / "katex" / "dist"
 
@@ -241,6 +242,23 @@ def render_math(tex: str, display: bool = False, output: str = "htmlAndMathml") 
     if result.startswith("ok:"):
         return result[3:]
     raise MathError(result.removeprefix("err:"), tex)
+
+
+def prefetch_math(
+    formulas: Iterable[tuple[str, bool]], output: str = "htmlAndMathml"
+) -> None:
+    """Read the cached renders of ``(tex, display)`` formulas in one round trip.
+
+    Use inside ``cache.batch()``, before rendering them one by one.
+    """
+    prefetch(
+        _katex,
+        (
+            (tex, bool(display), output)
+            for tex, display in formulas
+            if len(tex) <= MAX_TEX_LENGTH
+        ),
+    )
 
 
 def check_math(tex: str, display: bool = False) -> str | None:

@@ -15,8 +15,10 @@ from wagtail.models import PageViewRestriction
 from wagtail.rich_text import RichText
 
 from blog.blocks import ImageBlock
+from blog.models.body import render_body
 from blog.reading import reading_minutes
 from blog.templatetags.picture_tags import picture_widths
+from rendering import cache
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 
@@ -392,3 +394,38 @@ def test_kept_navigation_tags_and_backlinks_follow_what_is_published(
     assert 'rel="next" href="/notes/csapp/ch4/"' in html
     backlinks = section(get(client, first), '<section class="backlinks"', "</section>")
     assert f'<a href="{last.url}">CSAPP 第3章</a>' in backlinks
+
+
+def test_a_body_of_many_formulas_reads_the_render_cache_in_a_few_batches(home):
+    def reads(n: int) -> int:
+        post = with_body(
+            PostPageFactory(parent=home, slug=f"formulas-{n}"),
+            [("math", {"tex": f"x_{{{i}}}", "label": ""}) for i in range(n)]
+            + [("paragraph", RichText(f"<p>{'a $y$ ' * n}</p>"))]
+            + [("markdown", "".join(f"$z_{{{i}}}$ " for i in range(n)))],
+        )
+        render_body(post, {"page": post})  # every formula is in the cache now
+        store = cache.get_store()
+        counts = {"get": 0, "get_many": 0}
+
+        class Counting:
+            def get(self, key, default=None):
+                counts["get"] += 1
+                return store.get(key, default)
+
+            def get_many(self, keys):
+                counts["get_many"] += 1
+                return store.get_many(keys)
+
+            def set(self, key, value):
+                store.set(key, value)
+
+            def set_many(self, data):
+                store.set_many(data)
+
+        with cache.use_store(Counting()):
+            html = render_body(post, {"page": post})
+        assert html.count('class="katex-display"') == n
+        return counts["get"] + counts["get_many"]
+
+    assert reads(5) == reads(200)

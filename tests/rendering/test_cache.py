@@ -3,8 +3,14 @@ import threading
 import pygments
 import pytest
 
-from rendering import cache, render_markdown, render_math
-from rendering.math import katex_version
+from rendering import (
+    cache,
+    render_inline_html,
+    render_inline_text,
+    render_markdown,
+    render_math,
+)
+from rendering.math import katex_version, prefetch_math
 
 
 class DictStore:
@@ -265,3 +271,105 @@ def test_reset_stats_zeroes_the_counters():
 
     assert cache.render_count() == 0
     assert cache.hit_count() == 0
+
+
+# Batched reads: a text of N formulas costs O(1) round trips --------------------
+
+
+class CountingStore(DictStore):
+    """A DictStore that counts round trips, with Django's get_many/set_many."""
+
+    def __init__(self):
+        super().__init__()
+        self.round_trips = 0
+
+    def get(self, key, default=None):
+        self.round_trips += 1
+        return super().get(key, default)
+
+    def set(self, key, value, timeout=None):
+        self.round_trips += 1
+        super().set(key, value, timeout)
+
+    def get_many(self, keys):
+        self.round_trips += 1
+        return {key: self.data[key] for key in keys if key in self.data}
+
+    def set_many(self, data, timeout=None):
+        self.round_trips += 1
+        self.data.update(data)
+        return []
+
+
+def _round_trips(render, text: str) -> tuple[int, int]:
+    """Return the round trips of rendering ``text`` cold, then of a warm re-render.
+
+    The warm one skips the whole-text entry, so every formula's entry is read.
+    """
+    store = CountingStore()
+    with cache.use_store(store):
+        html = render(text)
+        cold = store.round_trips
+        text_keys = [key for key in store.data if not key.startswith("katex:")]
+        for key in text_keys:
+            del store.data[key]
+        store.round_trips = 0
+        assert render(text) == html
+        return cold, store.round_trips
+
+
+@pytest.mark.parametrize(
+    ("render", "unit"),
+    [
+        (render_markdown, "Let $x_{N}$ be.\n\n$$y_{N}$$\n\n"),
+        (render_inline_text, r"a $x_{N}$ and \(y_{N}\), "),
+        (render_inline_html, "<p>a $x_{N}$ and <b>\\(y_{N}\\)</b></p>"),
+    ],
+)
+def test_a_text_of_many_formulas_is_a_few_cache_round_trips(render, unit):
+    def trips(n: int) -> tuple[int, int]:
+        return _round_trips(
+            render, "".join(unit.replace("{N}", f"{{{i}}}") for i in range(n))
+        )
+
+    few, many = trips(3), trips(300)
+    assert many == few
+    assert many[1] <= 3  # the text's entry, then one batch of formulas
+
+
+def test_a_batch_serves_prefetched_entries_and_writes_new_ones_at_the_end():
+    store = CountingStore()
+    with cache.use_store(store):
+        render_math("a")
+        store.round_trips = 0
+        with cache.batch():
+            prefetch_math([("a", False), ("b", False), ("c", True)])
+            assert store.round_trips == 1
+            render_math("a")
+            render_math("b")
+            render_math("c", display=True)
+            assert store.round_trips == 1
+        assert store.round_trips == 2  # one set_many for b and c
+        assert cache.hit_count("katex") == 1  # "a", rendered before the batch
+        assert cache.render_count("katex") == 3
+        store.round_trips = 0
+        render_math("b")
+        assert store.round_trips == 1
+
+
+def test_a_store_without_get_many_still_works_in_a_batch():
+    store = DictStore()
+    with cache.use_store(store):
+        with cache.batch():
+            prefetch_math([("a", False)])
+            html = render_math("a")
+        assert render_math("a") == html
+        assert cache.render_count("katex") == 1
+
+
+def test_lru_store_get_many_and_set_many():
+    store = cache.LRUStore(max_entries=2)
+    assert store.set_many({"a": "1", "b": "2"}) == []
+    assert store.get_many(["a", "b", "c"]) == {"a": "1", "b": "2"}
+    store.set("c", "3")  # "a" was read first, so it goes
+    assert store.get_many(["a", "b", "c"]) == {"b": "2", "c": "3"}
