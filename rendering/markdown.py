@@ -73,6 +73,11 @@ _MATH_TOKENS = {
 # An image of the site's media library in Markdown source: ``![alt](image:42)``.
 LIBRARY_IMAGE = re.compile(r"image:(\d+)")
 _LIBRARY_IMAGE_REF = re.compile(r"\]\(\s*<?image:(\d+)")
+# How deep blocks may nest (each list is two levels, list and item; each quote
+# one). markdown-it's own default of 20 drops whatever is deeper, and the rest
+# of the document with it; the importer refuses a file nested deeper than its
+# limit (at most this) rather than lose text.
+MAX_NESTING = 100
 
 _CALLOUT_MARKER = re.compile(r"\[!([A-Za-z]+)\]([-+]?)(?:[ \t]+(.*))?")
 
@@ -568,7 +573,13 @@ def math_plugin(md: MarkdownIt, *, blocks: bool = True) -> None:
 def _build() -> MarkdownIt:
     """Return the configured parser; built once per process."""
     md = MarkdownIt(
-        "commonmark", {"html": False, "linkify": False, "typographer": False}
+        "commonmark",
+        {
+            "html": False,
+            "linkify": False,
+            "typographer": False,
+            "maxNesting": MAX_NESTING,
+        },
     )
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)

@@ -19,6 +19,7 @@ from .base import (
     Text,
     inline_html,
     is_feed,
+    math_errors_allowed,
     math_output,
     text_declaration,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "body_headings",
     "inline_html",
     "is_feed",
+    "math_errors_allowed",
     "math_output",
     "text_declaration",
 ]

@@ -10,7 +10,9 @@ every child of the body).
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from enum import StrEnum
 
 from django.core.exceptions import ValidationError
@@ -108,9 +110,33 @@ def inline_html(text: str | None, context=None):
     return mark_safe(render_inline_text(text or "", math_output(context)))  # noqa: S308
 
 
+_math_errors_allowed: ContextVar[bool] = ContextVar(
+    "math_errors_allowed", default=False
+)
+
+
+@contextmanager
+def math_errors_allowed() -> Iterator[None]:
+    """Let formulas KaTeX rejects pass block validation inside the block.
+
+    For the Markdown import, which keeps such a formula (shown as KaTeX shows
+    errors) and warns; an editor saving the block in the admin is still refused.
+    """
+    token = _math_errors_allowed.set(True)
+    try:
+        yield
+    finally:
+        _math_errors_allowed.reset(token)
+
+
+def checking_math() -> bool:
+    """Return False inside `math_errors_allowed()`."""
+    return not _math_errors_allowed.get()
+
+
 def raise_math_errors(messages: list[str]) -> None:
     """Raise the KaTeX error messages of a field as one ValidationError."""
-    if messages:
+    if messages and checking_math():
         raise ValidationError("；".join(messages))
 
 
@@ -128,7 +154,8 @@ class InlineMathFieldsMixin:
         errors = {
             name: ValidationError("；".join(messages))
             for name in self.inline_math_fields
-            if (messages := inline_math_errors(value.get(name) or ""))
+            if checking_math()
+            and (messages := inline_math_errors(value.get(name) or ""))
         }
         if errors:
             raise blocks.StructBlockValidationError(errors)

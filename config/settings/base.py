@@ -303,6 +303,14 @@ LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
 PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/"]
 PAGE_CACHE_QUERY_PARAMS = ["page", "q"]
 
+# Limits on one Markdown file `import_markdown` reads (docs/markdown-format.md):
+# a file larger, or with lists and quotes nested deeper, fails alone with a
+# message naming the limit; a post with more formulas is imported with a
+# warning, only that many of them checked and repaired.
+VAULT_MAX_POST_BYTES = int(os.environ.get("VAULT_MAX_POST_BYTES", "2000000"))
+VAULT_MAX_POST_FORMULAS = int(os.environ.get("VAULT_MAX_POST_FORMULAS", "5000"))
+VAULT_MAX_NESTING = int(os.environ.get("VAULT_MAX_NESTING", "40"))
+
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
 

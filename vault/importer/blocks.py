@@ -30,6 +30,7 @@ from rendering import (
     normalise_language,
     parse_line_spec,
 )
+from rendering.markdown import MAX_NESTING
 
 from .assets import AssetFinder
 from .containers import EDGE_BREAKS, ContainerMixin
@@ -42,6 +43,7 @@ from .inline import (
     html_attrs,
 )
 from .links import WIKILINK
+from .mathfix import FormulaFixer
 from .parsed import Block, Formula, ImageSlot, ParsedBody
 from .rawhtml import (
     DEFAULT_FIGURE_HEIGHT,
@@ -85,6 +87,8 @@ def parse_body(
     base_dir: Path | None = None,
     finder: AssetFinder | None = None,
     breaks: bool = False,
+    max_formulas: int | None = None,
+    max_nesting: int | None = None,
 ) -> ParsedBody:
     """Return the blocks of a post body.
 
@@ -92,8 +96,19 @@ def parse_body(
     A first ``# H1`` equal to ``title`` is dropped; with ``title`` None the
     first H1 becomes `ParsedBody.h1` instead. With ``breaks`` a single newline
     inside a paragraph is a line break (Obsidian's default, MkDocs' nl2br).
+    Formulas past ``max_formulas`` are not checked (see `FormulaFixer`); blocks
+    nested deeper than ``max_nesting`` levels are an error.
     """
-    return _BodyParser(text, first_line, title, base_dir, finder, breaks=breaks).parse()
+    return _BodyParser(
+        text,
+        first_line,
+        title,
+        base_dir,
+        finder,
+        breaks=breaks,
+        max_formulas=max_formulas,
+        max_nesting=max_nesting,
+    ).parse()
 
 
 def _same_title(a: str, b: str) -> bool:
@@ -112,8 +127,12 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         finder: AssetFinder | None,
         *,
         breaks: bool = False,
+        max_formulas: int | None = None,
+        max_nesting: int | None = None,
     ) -> None:
         self.first_line = first_line
+        self.fixer = FormulaFixer(max_formulas)
+        self.max_nesting = min(max_nesting or MAX_NESTING, MAX_NESTING)
         self.title = title
         self.base = base_dir or Path()
         self.finder = finder
@@ -141,6 +160,16 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
     # Driver ----------------------------------------------------------------
 
     def parse(self) -> ParsedBody:
+        if "too_deep" in self.env:
+            self.result.errors.append(
+                Issue(
+                    f"nested too deeply: lists and quotes more than {self.max_nesting} "
+                    "levels deep (VAULT_MAX_NESTING; each list counts two levels, each "
+                    "quote one); raise VAULT_MAX_NESTING to import it",
+                    self.env["too_deep"] + self.first_line,
+                )
+            )
+            return self.result
         self._collect_formulas(self.tokens, self.first_line)
         self._collect_footnotes()
         nodes = split_nodes(self.tokens)
@@ -163,6 +192,15 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                     None,
                 )
                 self._warn(f"footnote [^{label}] is never referenced; dropped", line)
+        if self.fixer.over_limit:
+            limit = self.fixer.limit
+            self._warn(
+                f"too many formulas: {self.fixer.count}, more than the {limit} "
+                f"VAULT_MAX_POST_FORMULAS allows; the post is imported, but only the "
+                f"first {limit} were checked (raise VAULT_MAX_POST_FORMULAS to check "
+                "them all)",
+                None,
+            )
         return self.result
 
     def _node(self, nodes: list[list[Token]], i: int) -> int:
@@ -203,6 +241,8 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
 
     def _emit(self, type_: str, value: Any, line: int) -> None:
         self._flush()
+        if type_ == "markdown":
+            value = self.fixer.fix_source(value)
         self.result.blocks.append(Block(type_, value, line))
 
     def _add_prose(self, markup: str, line: int) -> None:
@@ -230,7 +270,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         """
         lines = list(self.source_lines)
         while True:
-            self.env = {}
+            self.env = {"max_nesting": self.max_nesting}
             tokens = parse_markdown("\n".join(lines), self.env)
             found = None
             for token in tokens:
@@ -267,21 +307,24 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                 lines[k] = ""
 
     def _collect_formulas(self, tokens: Sequence[Token], first_line: int) -> None:
-        """List every formula in ``tokens`` with its file line; warn for icons."""
-        formulas = self.result.formulas
+        """List every formula in ``tokens`` with the file line it is on.
+
+        A formula KaTeX rejects is repaired in its token where undoing Markdown
+        escapes makes it valid; one that stays invalid is kept and reported.
+        """
         for token in tokens:
             line = token.map[0] + first_line if token.map else first_line
             is_math_fence = (
                 token.type == "fence" and _fence_language(token.info).lower() == "math"
             )
             if token.type in MATH_BLOCKS or is_math_fence:
-                formulas.append(Formula(token.content, True, line))
+                self._formula(token, True, line)
             elif token.type == "inline":
                 for child in token.children or ():
                     if child.type == "math_inline":
-                        formulas.append(Formula(child.content, False, line))
+                        self._formula(child, False, line)
                     elif child.type == "math_inline_double":
-                        formulas.append(Formula(child.content, True, line))
+                        self._formula(child, True, line)
                     elif child.type == "shortcode_icon":
                         self._warn(f"icon shortcode dropped: {child.markup}", line)
                     elif child.type == "text" and "[^" in child.content:
@@ -293,6 +336,13 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                     line += child.content.count("\n")
                     if child.type in ("softbreak", "hardbreak"):
                         line += 1
+
+    def _formula(self, token: Token, display: bool, line: int) -> None:
+        """Check (and repair) one formula's token, and list it."""
+        token.content, error = self.fixer.fix(token.content, display)
+        self.result.formulas.append(Formula(token.content, display, line))
+        if error is not None:
+            self._warn(f"formula kept with an error: {' '.join(error.split())}", line)
 
     def _collect_footnotes(self) -> None:
         """Map each footnote label to the source lines of its definition."""
@@ -530,8 +580,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             height = int(region.attrs.get("height", DEFAULT_FIGURE_HEIGHT))
         except ValueError:
             height = DEFAULT_FIGURE_HEIGHT
-        caption = region.attrs.get("caption", "")
-        self._caption_formulas(caption, line)
+        caption = self._caption_formulas(region.attrs.get("caption", ""), line)
         self._figure(region.content, height, caption, line, images=True)
 
     def _markdown_region(self, region: Region, line: int) -> None:

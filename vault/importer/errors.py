@@ -29,10 +29,6 @@ def internal_error(error: Exception) -> Issue:
     return Issue(f"internal error: {detail}")
 
 
-def katex_message(message: str) -> str:
-    return message if message.startswith("KaTeX") else f"KaTeX error: {message}"
-
-
 def slug_taken(page: Page, slug: str) -> Issue:
     where = page.get_url() or page.url_path
     origin = (

@@ -18,6 +18,7 @@ import posixpath
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from wagtail.models import Page
 
@@ -222,7 +223,18 @@ class Importer(SaveMixin, PlacesMixin):
                 Issue(f"file outside the vault not read: symlink to {target}")
             )
             return
+        limit = settings.VAULT_MAX_POST_BYTES
         try:
+            size = source.path.stat().st_size
+            if size > limit:
+                source.errors.append(
+                    Issue(
+                        f"file too large: {size:,} bytes, more than the {limit:,} "
+                        "VAULT_MAX_POST_BYTES allows; raise VAULT_MAX_POST_BYTES to "
+                        "import it"
+                    )
+                )
+                return
             source.data = source.path.read_bytes()
             source.mtime = datetime.date.fromtimestamp(source.path.stat().st_mtime)
             source.history = self.history.get(source.file_rel)
@@ -254,6 +266,8 @@ class Importer(SaveMixin, PlacesMixin):
             base_dir=source.path.parent,
             finder=self.finder,
             breaks=self.breaks.value,
+            max_formulas=settings.VAULT_MAX_POST_FORMULAS,
+            max_nesting=settings.VAULT_MAX_NESTING,
         )
         source.body = body
         source.errors.extend(body.errors)

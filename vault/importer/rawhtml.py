@@ -80,17 +80,17 @@ class RawHtmlMixin:
         if path is None:
             return
         self.result.assets.add(path)
-        self._caption_formulas(ref.caption, ref.line)
+        caption = self._caption_formulas(ref.caption, ref.line)
         if path.suffix.lower() == ".svg":
             markup = self._read_local(path, ref.line, "image")
             if markup is not None:
-                self._figure(markup, DEFAULT_FIGURE_HEIGHT, ref.caption, ref.line)
+                self._figure(markup, DEFAULT_FIGURE_HEIGHT, caption, ref.line)
             return
-        self.result.images.append(LocalImage(path, ref.alt, ref.caption, ref.line))
+        self.result.images.append(LocalImage(path, ref.alt, caption, ref.line))
         value = {
             "image": ImageSlot(len(self.result.images) - 1),
             "alt": ref.alt[:255],
-            "caption": ref.caption[:500],
+            "caption": caption[:500],
         }
         self._emit("image", value, ref.line)
 
@@ -113,15 +113,15 @@ class RawHtmlMixin:
                 f'<p><a href="{html.escape(src)}">{label}</a></p>', ref.line
             )
             return
-        self._caption_formulas(ref.caption, ref.line)
+        caption = self._caption_formulas(ref.caption, ref.line)
         self.result.images.append(
-            LocalImage(None, ref.alt, ref.caption, ref.line, url=url, src=src)
+            LocalImage(None, ref.alt, caption, ref.line, url=url, src=src)
         )
         value = {
             "image": ImageSlot(len(self.result.images) - 1),
             "url": url,
             "alt": ref.alt[:255],
-            "caption": ref.caption[:500],
+            "caption": caption[:500],
         }
         self._emit("image", value, ref.line)
 
@@ -225,10 +225,20 @@ class RawHtmlMixin:
         self.result.images.append(image)
         return image_marker(len(self.result.images) - 1)
 
-    def _caption_formulas(self, caption: str, line: int) -> None:
-        self.result.formulas.extend(
-            Formula(m.tex, False, line) for m in find_inline_math(caption)
-        )
+    def _caption_formulas(self, caption: str, line: int) -> str:
+        """Check a caption's formulas; return it with those repaired (`FormulaFixer`)."""
+        parts, pos = [], 0
+        for formula in find_inline_math(caption):
+            tex, error = self.fixer.fix(formula.tex, False)
+            self.result.formulas.append(Formula(tex, False, line))
+            if error is not None:
+                self._warn(
+                    f"formula kept with an error: {' '.join(error.split())}", line
+                )
+            source = caption[formula.start : formula.end]
+            parts += [caption[pos : formula.start], source.replace(formula.tex, tex)]
+            pos = formula.end
+        return "".join(parts) + caption[pos:]
 
     def _figure(
         self, markup: str, height: int, caption: str, line: int, *, images=False
@@ -344,10 +354,10 @@ class RawHtmlMixin:
                 self.result.assets.add(path)
                 height = _height(iframe.group(0))
                 caption = caption or attrs.get("title", "")
-                self._caption_formulas(caption, line)
+                caption = self._caption_formulas(caption, line)
                 self._figure(markup, height, caption, line)
                 return
-        self._caption_formulas(caption, line)
+        caption = self._caption_formulas(caption, line)
         self._figure(fragment, height, caption, line, images=True)
 
     def _comment(self, content: str, line: int) -> None:

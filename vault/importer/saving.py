@@ -14,15 +14,14 @@ from django.db import transaction
 from wagtail.contrib.redirects.models import Redirect
 from wagtail.models import Page
 
+from blog.blocks import math_errors_allowed
 from blog.models import PostPage, SeriesPage
-from rendering import check_math
 
 from .errors import (
     FileFailed,
     block_errors,
     error_messages,
     internal_error,
-    katex_message,
     slug_taken,
 )
 from .fetch import FetchError
@@ -43,7 +42,6 @@ class SaveMixin:
         created = source.key not in self.pages
         try:
             with transaction.atomic():
-                self._check_math(source)
                 pk = save()
         except FileFailed as error:
             self.images.rollback()
@@ -61,16 +59,6 @@ class SaveMixin:
         )
         self.report.warn(source.warnings, source.label)
         return pk
-
-    def _check_math(self, source: Source) -> None:
-        """Fail the file on the first pass if KaTeX rejects any formula."""
-        errors = []
-        for formula in source.body.formulas:
-            message = check_math(formula.tex, formula.display)
-            if message is not None:
-                errors.append(Issue(katex_message(message), formula.line))
-        if errors:
-            raise FileFailed(errors)
 
     def _save_post(
         self, source: Source, parent: Page, existing: PageInfo | None
@@ -274,12 +262,19 @@ class SaveMixin:
             return None
 
     def _stream(self, raw: list[dict], lines: list[int]):
-        """Return the body as a StreamValue, validated as the admin would."""
+        """Return the body as a StreamValue, validated as the admin would.
+
+        But for formulas KaTeX rejects: the parse kept them and warned (the admin
+        shows the error on the block when an editor next saves it).
+        """
         value = self.body_block.to_python(raw)
         # Embeds are checked when shown (fetching oEmbed here would need the network).
         checked = [i for i, block in enumerate(raw) if block["type"] != "embed"]
         try:
-            self.body_block.clean(self.body_block.to_python([raw[i] for i in checked]))
+            with math_errors_allowed():
+                self.body_block.clean(
+                    self.body_block.to_python([raw[i] for i in checked])
+                )
         except ValidationError as error:
             raise FileFailed(
                 block_errors(error, [(raw[i]["type"], lines[i]) for i in checked])

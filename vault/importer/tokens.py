@@ -9,12 +9,13 @@ import re
 from collections.abc import Iterator, Sequence
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline, newline
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 
 from rendering.cjk import cjk_emphasis_plugin
-from rendering.markdown import math_plugin, mkdocs_plugin
+from rendering.markdown import MAX_NESTING, math_plugin, mkdocs_plugin
 from rendering.shortcodes import emoji_plugin
 
 
@@ -32,10 +33,24 @@ def _newline_with_offset(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _nesting_probe(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """Note the first line nested deeper than ``env["max_nesting"]``; match nothing."""
+    limit = state.env.get("max_nesting") if isinstance(state.env, dict) else None
+    if limit is not None and state.level > limit and "too_deep" not in state.env:
+        state.env["too_deep"] = start
+    return False
+
+
 def _build() -> MarkdownIt:
     """Return a parser with the site's plugins, raw HTML on (figures, comments)."""
     md = MarkdownIt(
-        "commonmark", {"html": True, "linkify": False, "typographer": False}
+        "commonmark",
+        {
+            "html": True,
+            "linkify": False,
+            "typographer": False,
+            "maxNesting": MAX_NESTING,
+        },
     )
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
@@ -45,6 +60,7 @@ def _build() -> MarkdownIt:
     md.inline.ruler.at("newline", _newline_with_offset)
     md.use(mkdocs_plugin)
     md.inline.ruler.after("image", "spaced_image", _spaced_image)
+    md.block.ruler.before("table", "nesting_probe", _nesting_probe)
     return md
 
 
@@ -88,7 +104,11 @@ _DOLLAR_MARK = "\ue002"
 
 
 def parse_markdown(text: str, env: dict | None = None) -> list[Token]:
-    """Parse ``text``; an escaped dollar comes back as ``\\$`` in every token."""
+    """Parse ``text``; an escaped dollar comes back as ``\\$`` in every token.
+
+    With ``env["max_nesting"]`` set, ``env["too_deep"]`` is left at the first
+    (0-based) line nested deeper.
+    """
     protected = _ESCAPED_DOLLAR.sub(lambda m: m.group(1) + _DOLLAR_MARK, text)
     tokens = MD.parse(protected, {} if env is None else env)
     for token in walk_children(tokens):
