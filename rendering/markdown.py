@@ -78,6 +78,9 @@ _LIBRARY_IMAGE_REF = re.compile(r"\]\(\s*<?image:(\d+)")
 # of the document with it; the importer refuses a file nested deeper than its
 # limit (at most this) rather than lose text.
 MAX_NESTING = 100
+# How deep inline markup nests: markdown-it's default. Each level multiplies
+# the work of an unclosed `[` (link labels are tried at every depth).
+INLINE_MAX_NESTING = 20
 
 _CALLOUT_MARKER = re.compile(r"\[!([A-Za-z]+)\]([-+]?)(?:[ \t]+(.*))?")
 
@@ -543,6 +546,22 @@ def _render_image(
 def library_image_ids(text: str) -> list[int]:
     """Return the ids of the library images ``text`` shows (``![…](image:ID)``)."""
     return sorted({int(found) for found in _LIBRARY_IMAGE_REF.findall(text)})
+def _inline_nesting_guard(state: StateInline, silent: bool) -> bool:
+    """Past `INLINE_MAX_NESTING`, do what markdown-it does past its own limit."""
+    if state.level < INLINE_MAX_NESTING:
+        return False
+    if silent:
+        state.pos = state.posMax
+    else:
+        state.append_pending(state.src[state.pos])
+        state.pos += 1
+    return True
+
+
+def nesting_plugin(md: MarkdownIt) -> None:
+    """Let blocks nest `MAX_NESTING` deep, inline markup `INLINE_MAX_NESTING`."""
+    md.options["maxNesting"] = MAX_NESTING
+    md.inline.ruler.before("text", "nesting_guard", _inline_nesting_guard)
 
 
 def math_plugin(md: MarkdownIt, *, blocks: bool = True) -> None:
@@ -573,14 +592,9 @@ def math_plugin(md: MarkdownIt, *, blocks: bool = True) -> None:
 def _build() -> MarkdownIt:
     """Return the configured parser; built once per process."""
     md = MarkdownIt(
-        "commonmark",
-        {
-            "html": False,
-            "linkify": False,
-            "typographer": False,
-            "maxNesting": MAX_NESTING,
-        },
+        "commonmark", {"html": False, "linkify": False, "typographer": False}
     )
+    md.use(nesting_plugin)
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(math_plugin)

@@ -592,3 +592,13 @@ def test_a_link_label_may_hold_bracket_math():
     )
     assert soup.a.find(class_="katex") is not None
     assert r"\(" not in soup.get_text()
+
+
+def test_lists_nested_past_markdown_its_default_depth_lose_nothing():
+    # markdown-it stops at 20 levels (10 lists) and drops the rest of the text.
+    text = "".join(f"{'  ' * i}- level {i}\n" for i in range(15)) + "\nAfter.\n"
+    soup = soup_of(text)
+    assert [li.contents[0].strip() for li in soup.find_all("li")] == [
+        f"level {i}" for i in range(15)
+    ]
+    assert soup.find_all("p")[-1].get_text() == "After."

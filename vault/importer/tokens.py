@@ -15,7 +15,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 
 from rendering.cjk import cjk_emphasis_plugin
-from rendering.markdown import MAX_NESTING, math_plugin, mkdocs_plugin
+from rendering.markdown import math_plugin, mkdocs_plugin, nesting_plugin
 from rendering.shortcodes import emoji_plugin
 
 
@@ -44,14 +44,9 @@ def _nesting_probe(state: StateBlock, start: int, end: int, silent: bool) -> boo
 def _build() -> MarkdownIt:
     """Return a parser with the site's plugins, raw HTML on (figures, comments)."""
     md = MarkdownIt(
-        "commonmark",
-        {
-            "html": True,
-            "linkify": False,
-            "typographer": False,
-            "maxNesting": MAX_NESTING,
-        },
+        "commonmark", {"html": True, "linkify": False, "typographer": False}
     )
+    md.use(nesting_plugin)
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.use(math_plugin)
