@@ -7,6 +7,7 @@ Pygments, both on the server.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -19,7 +20,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.admon import admon_plugin
-from mdit_py_plugins.amsmath import amsmath_plugin
+from mdit_py_plugins.amsmath import RE_OPEN as AMSMATH_OPEN
+from mdit_py_plugins.amsmath import amsmath_block, amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
@@ -401,6 +403,37 @@ def _bracket_math_inline(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _display_end(state: StateBlock, line: int, end_line: int) -> int:
+    """Return the first line from ``line`` on that ends with ``\\]``, or -1.
+
+    -1 when a blank line or ``end_line`` comes first (TeX display math holds
+    no blank line). Each line's answer is remembered on ``state`` for its
+    container, so many openers without a closer cost linear time.
+    """
+    context = (state.level, state.parentType, state.blkIndent, end_line)
+    memo = state.__dict__.setdefault("display_ends", {}).setdefault(context, {})
+    walked = []
+    while True:
+        if line in memo:
+            found = memo[line]
+            break
+        if line >= end_line:
+            found = -1
+            break
+        walked.append(line)
+        text = state.src[state.bMarks[line] : state.eMarks[line]].rstrip()
+        if not text.strip():
+            found = -1
+            break
+        if text.endswith("\\]"):
+            found = line
+            break
+        line += 1
+    for walked_line in walked:
+        memo[walked_line] = found
+    return found
+
+
 def _bracket_math_block(
     state: StateBlock, start_line: int, end_line: int, silent: bool
 ) -> bool:
@@ -418,18 +451,14 @@ def _bracket_math_block(
     elif "\\]" in body:
         return False  # \[x\] followed by text: leave it to the inline rule
     else:
-        parts = [body]
-        while True:
-            line += 1
-            if line >= end_line:
-                return False
-            text = state.src[state.bMarks[line] : state.eMarks[line]].rstrip()
-            if not text.strip():
-                return False  # TeX display math cannot hold a blank line
-            if text.endswith("\\]"):
-                parts.append(text[:-2])
-                break
-            parts.append(text)
+        line = _display_end(state, start_line + 1, end_line)
+        if line == -1:
+            return False
+        parts = [body] + [
+            state.src[state.bMarks[k] : state.eMarks[k]].rstrip()
+            for k in range(start_line + 1, line + 1)
+        ]
+        parts[-1] = parts[-1][:-2]
         content = "\n".join(parts)
     if not content.strip():
         return False
@@ -441,6 +470,34 @@ def _bracket_math_block(
         token.map = [start_line, line + 1]
     state.line = line + 1
     return True
+
+
+_AMSMATH_OPEN = re.compile(AMSMATH_OPEN)
+
+
+def _amsmath_if_closed(
+    state: StateBlock, start_line: int, end_line: int, silent: bool
+) -> bool:
+    """Run the amsmath rule only when its ``\\end{…}`` ends a later line.
+
+    The rule looks for the end line by line to the end of the document, for
+    every opener: many openers without an end would cost quadratic time.
+    """
+    begin = state.bMarks[start_line] + state.tShift[start_line]
+    opening = _AMSMATH_OPEN.match(state.src, begin, state.eMarks[start_line])
+    if opening is None:
+        return False
+    closing = f"\\end{{{opening.group(1)}{opening.group(2)}}}"
+    ends = state.__dict__.setdefault("amsmath_ends", {})
+    if closing not in ends:
+        pattern = re.compile(re.escape(closing) + r"\s*?$", re.MULTILINE)
+        ends[closing] = [m.start() for m in pattern.finditer(state.src)]
+    positions = ends[closing]
+    last = state.eMarks[min(end_line, len(state.eMarks)) - 1]
+    at = bisect.bisect_right(positions, state.eMarks[start_line])
+    if at == len(positions) or positions[at] > last:
+        return False
+    return amsmath_block(state, start_line, end_line, silent)
 
 
 # ```cuda {2,4-5} title="gemm.cu" linenos=40
@@ -581,6 +638,11 @@ def math_plugin(md: MarkdownIt, *, blocks: bool = True) -> None:
     md.inline.ruler.before("escape", "math_bracket_inline", _bracket_math_inline)
     if blocks:
         md.use(amsmath_plugin)
+        md.block.ruler.at(
+            "amsmath",
+            _amsmath_if_closed,
+            {"alt": ["paragraph", "reference", "blockquote", "list", "footnote_def"]},
+        )
         md.block.ruler.before(
             "fence",
             "math_bracket_block",

@@ -579,6 +579,32 @@ def test_bracket_openers_without_closers_are_scanned_in_linear_time(unit):
     assert grows_linearly(steps, 2_000)
 
 
+@pytest.mark.parametrize(
+    "unit", ["\\[\n", "\\[ a\n", "> \\[\n", "- \\[\n", "\\begin{align}\n"]
+)
+def test_display_openers_without_closers_are_scanned_in_linear_time(unit):
+    def steps(n: int) -> int:
+        return lines_run(
+            lambda: markdown_module._md.parse(unit * n),
+            [
+                markdown_module._display_end,
+                markdown_module._bracket_math_block,
+                markdown_module._amsmath_if_closed,
+                markdown_module.amsmath_block,
+            ],
+        )
+
+    assert grows_linearly(steps, 1_000)
+
+
+def test_display_math_over_lines_after_unclosed_openers_still_renders():
+    text = "\\[\n\\[\n\n\\begin{gather}\n\n\\[\na + b\n\\]\n\n\\begin{align}\nx &= 1\n\\end{align}\n"
+    assert [(tex.strip(), display) for tex, display in formulas(soup_of(text))] == [
+        ("a + b", True),
+        ("\\begin{align}\nx &= 1\n\\end{align}", True),
+    ]
+
+
 def test_a_paragraph_of_unclosed_brackets_renders_as_text():
     text = r"[\[" * 20_000
     soup = BeautifulSoup(render_markdown(text), "html.parser")
