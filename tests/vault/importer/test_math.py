@@ -185,3 +185,28 @@ def test_deep_nesting_within_the_default_limit_loses_nothing(tmp_path, run_impor
     text = "".join(str(block.value) for block in post("deep.md").body)
     assert all(f"level {i}" in text for i in range(15))
     assert "After." in text
+
+
+# Hostile files: each imports (linear parsers; see the step counts in
+# tests/rendering and test_blocks), its text kept --------------------------------
+
+
+def test_hostile_files_import_with_their_text_kept(tmp_path, run_import, client):
+    (tmp_path / "parens.md").write_text("# Parens\n\n" + "\\(" * 10_000, "utf-8")
+    (tmp_path / "brackets.md").write_text("# Brackets\n\n" + "[\\[" * 5_000, "utf-8")
+    (tmp_path / "divs.md").write_text("# Divs\n\n" + "<div>\n\n" * 2_000, "utf-8")
+    (tmp_path / "displays.md").write_text(
+        "# Displays\n\n" + "\\[\n\\begin{align}\n" * 2_000, "utf-8"
+    )
+    run = run_import(tmp_path)
+    assert outcomes(run.out)["created"] == (4, 0)
+    assert outcomes(run.out)["failed"] == (0, 0)
+    parens = client.get(post("parens.md").url).content.decode()
+    assert "(" * 10_000 in parens  # `\\(` is Markdown's escape of `(`
+    brackets = client.get(post("brackets.md").url).content.decode()
+    assert "[[" * 5_000 in brackets
+    divs = post("divs.md").body
+    assert [block.block_type for block in divs] == ["html_figure"] * 2_000
+    assert run.out.count("divs.md:") == 2_000  # "<div> is never closed", each
+    displays = client.get(post("displays.md").url).content.decode()
+    assert displays.count("\\begin{align}") >= 2_000
