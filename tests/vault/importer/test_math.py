@@ -202,7 +202,7 @@ def test_hostile_files_import_with_their_text_kept(tmp_path, run_import, client)
     assert outcomes(run.out)["created"] == (4, 0)
     assert outcomes(run.out)["failed"] == (0, 0)
     parens = client.get(post("parens.md").url).content.decode()
-    assert "(" * 10_000 in parens  # `\\(` is Markdown's escape of `(`
+    assert "(" * 10_000 in parens  # `\(` is Markdown's escape of `(`
     brackets = client.get(post("brackets.md").url).content.decode()
     assert "[[" * 5_000 in brackets
     divs = post("divs.md").body
