@@ -21,7 +21,9 @@ from .tokens import split_nodes, walk_children
 
 _CALLOUT = re.compile(r"\s*\[!([A-Za-z][\w-]*)\]([-+]?)[ \t]*")
 _SOURCE_DASH = re.compile(r"^(?:—{1,2}|―{1,2}|–|--)\s*(\S.*)$")
-EDGE_BREAKS = re.compile(r"^(?:\s|<br/>)+|(?:\s|<br/>)+$")
+# A trailing run is matched only from its start (the lookbehinds), so a long run
+# of spaces inside a paragraph costs linear time, not quadratic.
+EDGE_BREAKS = re.compile(r"^(?:\s|<br/>)+|(?<!\s)(?<!<br/>)(?:\s|<br/>)+$")
 _MD_LINK = re.compile(
     r"(?<!!)\[((?:\\.|[^\[\]\n])*)\]\(\s*<?([^()\s<>]+)>?"
     r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)"""

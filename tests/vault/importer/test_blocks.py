@@ -666,3 +666,10 @@ def test_an_admonition_whose_code_has_two_blank_lines_stays_whole():
     assert types(body) == ["markdown", "paragraph"]
     assert body.blocks[0].value.endswith("        pass\n    ```")
     assert body.blocks[1].value == "<p>After.</p>"
+
+
+def test_a_long_run_of_spaces_inside_a_paragraph_is_kept_and_edges_trimmed():
+    # 200,000 spaces: trimming the paragraph's edges once took quadratic time.
+    body = parse("a" + " " * 200_000 + "b  \n<br>\n")
+    (block,) = body.blocks
+    assert block.value == "<p>a" + " " * 200_000 + "b</p>"
