@@ -15,6 +15,7 @@ math and `<!-- block:TYPE -->` regions here; lists, quotes and callouts in
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from collections.abc import Callable, Sequence
@@ -66,6 +67,10 @@ MATH_BLOCKS = frozenset({"math_block", "amsmath"})
 # A footnote reference markdown-it left as text: its label has no definition.
 _UNDEFINED_NOTE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 
+# A line that may open a `<!-- block:TYPE -->` region (a parse tells), and how
+# many parses may drop one false region comment at a time.
+_REGION_LINE = re.compile(r"[ ]{0,3}<!--\s*block:[\w-]+")
+_REGION_PARSES = 10
 _CAPTION = re.compile(r"Table[:：]\s*\S", re.IGNORECASE)
 _CAPTION_PREFIX = re.compile(r"^Table[:：]\s*", re.IGNORECASE)
 _FENCE_TITLE = re.compile(
@@ -264,33 +269,52 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         """Parse ``text``, first blanking the inside of block regions.
 
         A region's content is kept verbatim, so it must not be parsed with the
-        rest (an unclosed fence inside would swallow the document). Regions are
-        found one at a time by parsing, so a region comment inside a code fence
-        is never taken for one.
+        rest (an unclosed fence inside would swallow the document). Every line
+        that may open a region is blanked up to its closing line at once; a
+        parse then tells which are regions (a region comment inside a code
+        fence is not one). The parse is right up to the first that is not, so
+        that one is dropped and the document parsed again. So a post of many
+        regions is parsed a few times, not once per region; past
+        `_REGION_PARSES`, every one that is not a region is dropped at once, so
+        a document of many false ones stays linear.
         """
-        lines = list(self.source_lines)
+        closings = [
+            k for k, line in enumerate(self.source_lines) if REGION_END.fullmatch(line)
+        ]
+        candidates: list[tuple[int, int | None]] = []
+        for k, line in enumerate(self.source_lines):
+            if _REGION_LINE.match(line):
+                at = bisect.bisect_right(closings, k)
+                candidates.append((k, closings[at] if at < len(closings) else None))
+        excluded: set[int] = set()
+        parses = 0
         while True:
+            lines = list(self.source_lines)
+            taken: list[tuple[int, int | None]] = []
+            covered = -1  # the last line inside a region taken so far
+            for start, end in candidates:
+                if start in excluded or start <= covered:
+                    continue
+                taken.append((start, end))
+                covered = len(lines) - 1 if end is None else end
+                for k in range(start + 1, covered + 1):
+                    lines[k] = ""
             self.env = {"max_nesting": self.max_nesting}
             tokens = parse_markdown("\n".join(lines), self.env)
-            found = None
+            found = {}
             for token in tokens:
                 if token.type != "html_block" or token.level or not token.map:
                     continue
                 match = REGION_START.fullmatch(token.content.strip() + "\n")
-                if match and token.map[0] not in self.regions:
-                    found = (token.map[0], match)
-                    break
-            if found is None:
-                return tokens
-            start, match = found
-            end = next(
-                (
-                    k
-                    for k in range(start + 1, len(lines))
-                    if REGION_END.fullmatch(lines[k])
-                ),
-                None,
-            )
+                if match:
+                    found[token.map[0]] = match
+            wrong = [start for start, _ in taken if start not in found]
+            if not wrong:
+                break
+            parses += 1
+            excluded |= set(wrong) if parses > _REGION_PARSES else {wrong[0]}
+        for start, end in taken:
+            match = found[start]
             if end is None:
                 self.result.errors.append(
                     Issue(
@@ -303,8 +327,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             self.regions[start] = Region(
                 match.group(1).lower(), html_attrs(match.group(2)), content, start
             )
-            for k in range(start + 1, min(end + 1, len(lines))):
-                lines[k] = ""
+        return tokens
 
     def _collect_formulas(self, tokens: Sequence[Token], first_line: int) -> None:
         """List every formula in ``tokens`` with the file line it is on.

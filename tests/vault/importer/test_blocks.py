@@ -11,6 +11,7 @@ from vault.importer.blocks import parse_body
 from vault.importer.inline import LINK_MARKER
 from vault.importer.parsed import ImageSlot
 from vault.importer.rawhtml import RawHtmlMixin, TagDepths
+from vault.importer.tokens import parse_markdown
 
 
 def parse(text, tmp_path=None, **kwargs):
@@ -431,6 +432,58 @@ def test_block_regions_embeds_are_kept_verbatim():
         ),
         ("embed", "https://www.youtube.com/watch?v=x"),
     ]
+
+
+def test_a_region_comment_inside_a_fence_or_a_list_is_not_a_region():
+    body = parse(
+        """
+        ```markdown
+        <!-- block:markdown -->
+        ```
+        <!-- /block -->
+
+        - item
+          <!-- block:markdown -->
+          in the list
+          <!-- /block -->
+
+        <!-- block:markdown -->
+        A real one.
+        <!-- /block -->
+        """
+    )
+    assert [b.type for b in body.blocks] == ["code", "markdown", "markdown"]
+    assert body.blocks[0].value["code"] == "<!-- block:markdown -->"
+    # The list holds raw HTML, so it is kept as Markdown, comments and all.
+    assert body.blocks[1].value.startswith("- item\n  <!-- block:markdown -->")
+    assert body.blocks[2].value == "A real one."
+    assert body.errors == []
+
+
+def test_many_regions_are_found_with_a_few_parses(monkeypatch):
+    from vault.importer import blocks
+
+    documents = []  # parses of the whole document (each region is parsed alone too)
+    monkeypatch.setattr(
+        blocks,
+        "parse_markdown",
+        lambda text, env=None: (
+            documents.append(1) if len(text) > 1000 else None,
+            parse_markdown(text, env),
+        )[1],
+    )
+    # Each region holds an unclosed fence, which would swallow the rest.
+    region = "<!-- block:markdown -->\n```\nx = {n}\n<!-- /block -->\n\n"
+    body = parse("".join(region.format(n=n) for n in range(300)))
+    assert [b.value for b in body.blocks] == [f"```\nx = {n}" for n in range(300)]
+    assert len(documents) == 1
+
+    # Thousands of region comments that are not regions (in a list) cost a
+    # bounded number of parses, and the text stays.
+    documents.clear()
+    body = parse("- <!-- block:markdown -->\n  item\n  <!-- /block -->\n" * 3_000)
+    assert len(documents) <= 12
+    assert body.blocks[0].value.count("item") == 3_000
 
 
 def test_an_unclosed_region_is_an_error_at_its_line():
