@@ -10,7 +10,7 @@ every child of the body).
 """
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import StrEnum
@@ -134,9 +134,12 @@ def checking_math() -> bool:
     return not _math_errors_allowed.get()
 
 
-def raise_math_errors(messages: list[str]) -> None:
-    """Raise the KaTeX error messages of a field as one ValidationError."""
-    if messages and checking_math():
+def raise_math_errors(find: Callable[[], list[str]]) -> None:
+    """Raise the KaTeX error messages ``find()`` gives as one ValidationError.
+
+    Inside `math_errors_allowed()` the formulas are not even checked.
+    """
+    if checking_math() and (messages := find()):
         raise ValidationError("；".join(messages))
 
 

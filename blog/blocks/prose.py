@@ -55,7 +55,7 @@ class HeadingBlock(blocks.StructBlock):
 
     def clean(self, value):
         value = super().clean(value)
-        raise_math_errors(inline_math_errors(value["text"]))
+        raise_math_errors(lambda: inline_math_errors(value["text"]))
         return value
 
     def get_context(self, value, parent_context=None):
@@ -88,7 +88,7 @@ class ParagraphBlock(blocks.RichTextBlock):
 
     def clean(self, value):
         value = super().clean(value)
-        raise_math_errors(inline_math_errors(value.source, html=True))
+        raise_math_errors(lambda: inline_math_errors(value.source, html=True))
         return value
 
     def get_context(self, value, parent_context=None):
@@ -128,7 +128,7 @@ class MarkdownBlock(CodeTextBlock):
 
     def clean(self, value):
         value = super().clean(value)
-        raise_math_errors(markdown_math_errors(value))
+        raise_math_errors(lambda: markdown_math_errors(value))
         return value
 
     def extract_references(self, value):
@@ -192,11 +192,14 @@ class TableBlock(WagtailTableBlock):
 
     def clean(self, value):
         value = super().clean(value)
-        messages = []
-        for row in (value or {}).get("data") or []:
-            for cell in row:
-                messages.extend(inline_math_errors(cell or ""))
-        raise_math_errors(messages)
+        raise_math_errors(
+            lambda: [
+                message
+                for row in (value or {}).get("data") or []
+                for cell in row
+                for message in inline_math_errors(cell or "")
+            ]
+        )
         return value
 
     def render(self, value, context=None):

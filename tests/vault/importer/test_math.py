@@ -10,6 +10,7 @@ from django.urls import reverse
 from wagtail.test.utils.form_data import nested_form_data, streamfield
 
 from blog.models import PostPage
+from rendering import cache
 from tests.vault.importer.conftest import FIXTURES
 from tests.vault.importer.test_import import line_of, outcomes, post
 
@@ -210,3 +211,16 @@ def test_hostile_files_import_with_their_text_kept(tmp_path, run_import, client)
     assert run.out.count("divs.md:") == 2_000  # "<div> is never closed", each
     displays = client.get(post("displays.md").url).content.decode()
     assert displays.count("\\begin{align}") >= 2_000
+
+
+def test_formulas_past_the_limit_are_not_typeset_at_import(
+    tmp_path, run_import, settings
+):
+    settings.VAULT_MAX_POST_FORMULAS = 5
+    body = "".join(f"$x_{{{i}}}$ and\n\n$$y_{{{i}}}$$\n\n" for i in range(100))
+    (tmp_path / "many.md").write_text("# Many\n\n" + body, "utf-8")
+    cache.reset_stats()
+    run = run_import(tmp_path)
+    assert outcomes(run.out)["created"] == (1, 0)
+    assert "too many formulas: 200, more than the 5" in run.out
+    assert cache.render_count("katex") <= 5
