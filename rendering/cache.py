@@ -34,7 +34,8 @@ logger = logging.getLogger(__name__)
 SCHEMA = 5
 
 DEFAULT_MAX_ENTRIES = 4096
-# Results a batch writes per set_many call, so one payload stays small.
+# Results a batch writes per set_many call: one payload stays small, and a
+# long render saves its work as it goes.
 WRITE_CHUNK = 1000
 
 _KATEX_PACKAGE_JSON = (
@@ -339,6 +340,11 @@ def memoize(namespace: str) -> Callable[[Callable[P, str]], Callable[P, str]]:
                 _renders[namespace] += 1
             if current is not None:
                 current.known[key] = current.pending[key] = result
+                if len(current.pending) >= WRITE_CHUNK:
+                    # Written as it goes, so a render cut short (a worker's
+                    # timeout) leaves its work for the next one.
+                    _write_many(store, current.pending)
+                    current.pending.clear()
                 return result
             try:
                 store.set(key, result)

@@ -373,3 +373,15 @@ def test_lru_store_get_many_and_set_many():
     assert store.get_many(["a", "b", "c"]) == {"a": "1", "b": "2"}
     store.set("c", "3")  # "a" was read first, so it goes
     assert store.get_many(["a", "b", "c"]) == {"b": "2", "c": "3"}
+
+
+def test_a_long_batch_writes_its_results_as_it_goes(monkeypatch):
+    monkeypatch.setattr(cache, "WRITE_CHUNK", 10)
+    store = CountingStore()
+    with cache.use_store(store):
+        with cache.batch():
+            for i in range(25):
+                render_math(f"x_{{{i}}}")
+            # A worker killed now (its timeout) leaves two chunks written.
+            assert len(store.data) == 20
+        assert len(store.data) == 25
