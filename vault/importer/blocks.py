@@ -200,9 +200,9 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         if self.fixer.over_limit:
             limit = self.fixer.limit
             self._warn(
-                f"too many formulas: {self.fixer.count}, more than the {limit} "
+                f"too many formulas: {self.fixer.count:,}, more than the {limit:,} "
                 f"VAULT_MAX_POST_FORMULAS allows; the post is imported, but only the "
-                f"first {limit} were checked (raise VAULT_MAX_POST_FORMULAS to check "
+                f"first {limit:,} were checked (raise VAULT_MAX_POST_FORMULAS to check "
                 "them all)",
                 None,
             )
