@@ -603,6 +603,8 @@ def _render_image(
 def library_image_ids(text: str) -> list[int]:
     """Return the ids of the library images ``text`` shows (``![…](image:ID)``)."""
     return sorted({int(found) for found in _LIBRARY_IMAGE_REF.findall(text)})
+
+
 def _inline_nesting_guard(state: StateInline, silent: bool) -> bool:
     """Past `INLINE_MAX_NESTING`, do what markdown-it does past its own limit."""
     if state.level < INLINE_MAX_NESTING:
