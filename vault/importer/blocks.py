@@ -65,7 +65,8 @@ _TEXT_NAMES = frozenset(
 )
 MATH_BLOCKS = frozenset({"math_block", "amsmath"})
 # A footnote reference markdown-it left as text: its label has no definition.
-_UNDEFINED_NOTE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+# A label holds no bracket, so a run of `[^` costs linear time.
+_UNDEFINED_NOTE = re.compile(r"\[\^([^\[\]\s]+)\](?!:)")
 
 # A line that may open a `<!-- block:TYPE -->` region (a parse tells), and how
 # many parses may drop one false region comment at a time.

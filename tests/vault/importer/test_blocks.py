@@ -726,3 +726,13 @@ def test_a_long_run_of_spaces_inside_a_paragraph_is_kept_and_edges_trimmed():
     body = parse("a" + " " * 200_000 + "b  \n<br>\n")
     (block,) = body.blocks
     assert block.value == "<p>a" + " " * 200_000 + "b</p>"
+
+
+def test_a_run_of_footnote_openers_is_text_found_in_linear_time():
+    # 20,000 "[^": looking for their labels once took quadratic time.
+    body = parse("[^" * 20_000 + " and [^x] here\n")
+    (block,) = body.blocks
+    assert block.value.count("[^") == 20_001
+    assert [w.message for w in body.warnings] == [
+        "footnote [^x] has no definition; kept as text"
+    ]
