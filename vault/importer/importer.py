@@ -541,7 +541,11 @@ class Importer(SaveMixin, PlacesMixin):
             if report and page is None:
                 why = "no such file" if target is None else "that page was not imported"
                 source.warnings.append(
-                    Issue(f"broken link to {ref.url}: {why}", ref.line)
+                    Issue(
+                        f"broken link to {ref.url}: {why}",
+                        ref.line,
+                        kind=f"broken link: {why}",
+                    )
                 )
         return resolved
 
