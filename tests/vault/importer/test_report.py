@@ -1,5 +1,9 @@
 """The import summary: warnings counted by kind, then listed by file."""
 
+from io import StringIO
+
+from django.core.management import call_command
+
 from vault.importer.report import POST, Issue, Report, message_kind
 
 
@@ -108,3 +112,38 @@ def test_the_import_summary_of_a_vault_counts_its_broken_links(
     assert "  1  broken link: no such file" in kinds
     assert "  1  broken link: that page was not imported" in kinds
     assert "  1  missing image: …" in kinds
+
+
+class Terminal(StringIO):
+    """Output that says it is a terminal, as a user's shell is."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def import_on_a_terminal(vault, *args):
+    out, err = Terminal(), Terminal()
+    call_command("import_markdown", str(vault), *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_a_progress_bar_runs_on_a_terminal_and_leaves_the_summary_alone(
+    vault, run_import
+):
+    out, err = import_on_a_terminal(vault)
+    # The bar is redrawn in place on stderr, reaches every file, and is erased.
+    assert "/16 [" in err  # 11 posts and 5 series
+    assert err.endswith("\r")  # and erased
+    assert "\n" not in err
+    assert "\r" not in out
+    assert "\x1b" not in out
+    assert out.splitlines()[1].split() == ["posts", "series"]
+
+
+def test_no_progress_bar_when_asked_or_when_output_is_not_a_terminal(vault, run_import):
+    out, err = import_on_a_terminal(vault, "--no-progress")
+    assert err == ""
+    assert "created" in out
+    again = run_import(vault)  # stdout and stderr are files here
+    assert again.err == ""
+    assert "unchanged" in again.out

@@ -4,10 +4,14 @@ The format is docs/markdown-format.md; the work is done by `vault.importer`.
 """
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
+from tqdm import tqdm
+from tqdm.contrib.logging import logging_redirect_tqdm
 from wagtail.models import Page, Site
 
 from blog.models import HomePage, SeriesPage
@@ -64,10 +68,18 @@ class Command(BaseCommand):
             help="download remote images (![](https://…)) into the media library; "
             "without it they are shown from their URL",
         )
-        parser.add_argument(
+        progress = parser.add_mutually_exclusive_group()
+        progress.add_argument(
             "--progress",
             action="store_true",
-            help="show progress on stderr even when it is not a terminal",
+            help="show progress on stderr, a line per file, even when it is not "
+            "a terminal",
+        )
+        progress.add_argument(
+            "--no-progress",
+            action="store_true",
+            help="no progress bar (it is shown only when stdout and stderr are a "
+            "terminal)",
         )
 
     def handle(self, *args, **options):
@@ -77,8 +89,11 @@ class Command(BaseCommand):
         if path.is_file() and path.suffix.lower() != ".md":
             raise CommandError(f"{path} is not a Markdown (.md) file.")
         parent = self.find_parent(options["parent"])
-        self.tty = self.stderr.isatty()
-        show_progress = options["progress"] or self.tty
+        # A bar on a terminal; with --progress elsewhere, a line per file.
+        self.show_bar = (
+            not options["no_progress"] and self.stdout.isatty() and self.stderr.isatty()
+        )
+        show_progress = self.show_bar or options["progress"]
         importer = Importer(
             path.resolve(),
             parent=parent,
@@ -92,9 +107,8 @@ class Command(BaseCommand):
         )
         where = parent.get_url() or parent.url_path
         self.stdout.write(f"Importing {path} under {where} ({parent.title})")
-        report = importer.run()
-        if show_progress and self.tty:
-            self.stderr.write("")  # end the status line
+        with self.progress_bar(self.show_bar):
+            report = importer.run()
         if options["verbosity"] >= 2:
             for outcome, label in report.files:
                 self.stdout.write(f"{outcome:>9}  {label}")
@@ -127,12 +141,32 @@ class Command(BaseCommand):
             )
         return page
 
+    @contextmanager
+    def progress_bar(self, shown: bool) -> Iterator[None]:
+        """Erase the bar, if one was drawn, at the end; log records print above it."""
+        self.bar = None
+        if not shown:
+            yield
+            return
+        try:
+            with logging_redirect_tqdm():
+                yield
+        finally:
+            if self.bar is not None:
+                self.bar.close()
+
     def show_progress(self, done: int, total: int, label: str) -> None:
-        """Show ``[done/total] file``: one rewritten line on a terminal, else a line each."""
-        width = len(str(total))
-        line = f"[{done:>{width}}/{total}] {label}"
-        if self.tty:
-            self.stderr.write(f"\r\033[K{line[:100]}", ending="")
-            self.stderr.flush()
-        else:
-            self.stderr.write(line)
+        """Move the bar on to ``done`` of ``total`` files, or print a line for it."""
+        if not self.show_bar:
+            self.stderr.write(f"[{done:>{len(str(total))}}/{total}] {label}")
+            return
+        if self.bar is None:
+            self.bar = tqdm(
+                total=total,
+                file=self.stderr._out,
+                unit="file",
+                leave=False,  # erased, so that the summary starts a clean line
+                dynamic_ncols=True,
+            )
+        self.bar.set_postfix_str(label[-40:], refresh=False)
+        self.bar.update(done - self.bar.n)
