@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from html.parser import HTMLParser
 from typing import Protocol
 
@@ -73,15 +74,45 @@ _ALWAYS = frozenset("`]~")
 _SPACE = " \t\u00a0"
 
 
-def _escape_literal(text: str) -> str:
-    """Escape Markdown syntax in text that holds no formula."""
+def _plain_pairs(text: str) -> set[int]:
+    """Return where the brackets of ``text`` that may stay as typed in link text are.
+
+    A matched pair does not end the link text early, unless it could start a
+    link, image, footnote or wiki link of its own.
+    """
+    plain: set[int] = set()
+    opened: list[int] = []
+    for i, char in enumerate(text):
+        if char == "[":
+            opened.append(i)
+        elif char == "]" and opened:
+            start = opened.pop()
+            before = text[start - 1] if start else ""
+            after = text[i + 1] if i + 1 < len(text) else ""
+            first = text[start + 1] if start + 1 < i else ""
+            if before not in "![" and after not in "([:" and first not in "^[!":
+                plain.update((start, i))
+    return plain
+
+
+def _escape_literal(text: str, *, link_text: bool = False) -> str:
+    """Escape Markdown syntax in text that holds no formula.
+
+    In ``link_text`` every "[" is escaped too, as "&#91;" ("\\[" could open
+    display math), except matched pairs, kept as typed.
+    """
     out = []
+    plain = _plain_pairs(text) if link_text else set()
     i, n = 0, len(text)
     while i < n:
         char = text[i]
         prev = text[i - 1] if i else ""
         nxt = text[i + 1] if i + 1 < n else ""
-        if char == "\\":
+        if i in plain:
+            out.append(char)
+        elif char == "[" and link_text:
+            out.append("&#91;")
+        elif char == "\\":
             if nxt == "$":
                 # A literal dollar in rich text; Markdown spells it the same way.
                 out.append("\\$")
@@ -132,27 +163,29 @@ def _escape_shortcodes(markdown: str) -> str:
     )
 
 
-def escape_text(text: str) -> str:
+def escape_text(text: str, *, link_text: bool = False) -> str:
     """Return plain ``text`` as Markdown inline source that reads back the same.
 
     Formulas are copied verbatim: Markdown's dollar math reads their source as
     is. A ``$`` right after a digit opens no formula in Markdown, so such a
     formula is escaped as text instead (its ``$`` stay, the text comes back).
+    ``link_text`` is text inside ``[…](url)``, where a lone "[" is escaped too.
     """
+    escape = partial(_escape_literal, link_text=link_text)
     out = []
     pos = 0
     for formula in find_inline_math(text):
-        out.append(_escape_shortcodes(_escape_literal(text[pos : formula.start])))
+        out.append(_escape_shortcodes(escape(text[pos : formula.start])))
         source = text[formula.start : formula.end]
         if (
             source.startswith("$")
             and formula.start
             and text[formula.start - 1].isdigit()
         ):
-            source = "$" + _escape_literal(source[1:-1]) + "$"
+            source = "$" + escape(source[1:-1]) + "$"
         out.append(source)
         pos = formula.end
-    out.append(_escape_shortcodes(_escape_literal(text[pos:])))
+    out.append(_escape_shortcodes(escape(text[pos:])))
     return "".join(out)
 
 
@@ -344,6 +377,7 @@ class _Wrapped:
 class _Converter:
     def __init__(self, resolver: Resolver):
         self.resolver = resolver
+        self.in_link = False
 
     # Inline content -> one string, with _BREAK for hard line breaks.
     def inline(
@@ -361,7 +395,8 @@ class _Converter:
 
     def inline_node(self, node: Element | str) -> str | _Wrapped:
         if isinstance(node, str):
-            return escape_text(node.replace("\r", "").replace("\n", " "))
+            text = node.replace("\r", "").replace("\n", " ")
+            return escape_text(text, link_text=self.in_link)
         tag = node.tag
         if tag == "br":
             return _BREAK
@@ -383,7 +418,11 @@ class _Converter:
         return self.inline(node.children)
 
     def link(self, node: Element) -> str:
-        text = self.inline(node.children, "[", "]")
+        self.in_link = True
+        try:
+            text = self.inline(node.children, "[", "]")
+        finally:
+            self.in_link = False
         linktype = node.attrs.get("linktype")
         href: str | None
         if linktype == "page":

@@ -184,7 +184,8 @@ class InlineConverter:
                 emit(
                     ImageRef(
                         token.attrGet("src") or "",
-                        token.content,
+                        # The label as written, but for its escaped brackets.
+                        re.sub(r"\\([][])", r"\1", token.content),
                         token.attrGet("title") or "",
                         line,
                     )

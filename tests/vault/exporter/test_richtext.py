@@ -202,3 +202,16 @@ def test_an_ordered_list_keeps_its_first_number():
     # The second half of a list the importer split around an image.
     markdown = assert_reads_back('<ol start="3"><li>third</li><li>fourth</li></ol>')
     assert markdown == "3. third\n4. fourth"
+
+
+def test_brackets_in_link_text_are_written_so_the_link_reads_back_whole():
+    markdown = assert_reads_back(
+        '<p><a href="https://x.org/p">《指南》[Blog post]. Retrieved</a> and '
+        '<a href="https://x.org/q">a ] b [d](e) c [</a></p>'
+    )
+    # A matched pair stays as typed; a lone bracket is escaped, "[" as an
+    # entity since "\[" may open display math.
+    assert markdown == (
+        "[《指南》[Blog post]. Retrieved](https://x.org/p) and "
+        "[a \\] b &#91;d\\](e) c &#91;](https://x.org/q)"
+    )

@@ -1,6 +1,7 @@
 """Export, empty the site, import the folder with `import_markdown`: the same pages."""
 
 import hashlib
+import html
 import re
 
 import pytest
@@ -12,7 +13,7 @@ from wagtail.models import Page
 
 from blog.models import ArchivePage, PostPage, SeriesPage, TagIndexPage
 from tests.vault.exporter.reading import canonical_html
-from tests.vault.exporter.sites import Buffer, add_post
+from tests.vault.exporter.sites import Buffer, add_post, make_image
 from vault.exporter.tree import export_site
 
 
@@ -176,3 +177,46 @@ def test_dollars_come_back_byte_for_byte(home, tmp_path):
 def test_literal_double_brackets_stay_text(home, tmp_path):
     rich_text = "<p>Obsidian writes [[note]] for a link.</p>"
     assert round_trip_paragraph(home, tmp_path, rich_text) == rich_text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A reference as citation managers write it: a title with a bracket.
+        "《CUDA 编程指南》[Blog post]. Retrieved 2024-05-01",
+        "array[i] and a lone [ and a lone ]",
+        "see [1](x) and [^2] and [[wiki]] and ![img]",
+        "[",
+        "a [b [c] d] e",
+        "[x]: not a definition",
+    ],
+)
+def test_link_text_with_brackets_comes_back_whole(home, tmp_path, text):
+    escaped = html.escape(text, quote=False)
+    rich_text = f'<p>Cited: <a href="https://example.com/post">{escaped}</a>.</p>'
+    assert round_trip_paragraph(home, tmp_path, rich_text) == rich_text
+
+
+@pytest.mark.django_db
+def test_image_alt_text_with_brackets_comes_back_whole(home, tmp_path):
+    image = make_image("fig", "#336699", "fig.png")
+    alt = "图 [1]: 共享内存 [bank] 冲突 ["
+    add_post(
+        home,
+        [
+            {
+                "type": "image",
+                "value": {"image": image.pk, "alt": alt, "caption": "A [b] c"},
+            }
+        ],
+        title="P",
+        slug="p",
+    )
+    export_site(tmp_path / "out")
+    PostPage.objects.get(slug="p").delete()
+    call_command(
+        "import_markdown", str(tmp_path / "out"), stdout=Buffer(), stderr=Buffer()
+    )
+    value = PostPage.objects.get(slug="p").body.raw_data[0]["value"]
+    assert (value["alt"], value["caption"]) == (alt, "A [b] c")
