@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 JOBS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install system run serve test e2e audit bench soak lint format check migrate demo clean
+.PHONY: help install system run serve test e2e audit bench bench-import soak lint format check migrate demo clean
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -57,6 +57,9 @@ audit: install ## Lighthouse scores of home and the longest math post (Chromium)
 
 bench: install ## Benchmark 1k and 10k posts: SQLite, and PostgreSQL if DATABASE_URL is one (BENCH_ARGS="--sizes 200 --duration 3")
 	$(PY) scripts/bench.py $(BENCH_ARGS)
+
+bench-import: install ## Time import_markdown on a 200-post, 700-image vault, again, and its export (BENCH_IMPORT_ARGS="--rounds 1 --profile")
+	$(PY) scripts/bench_import.py $(BENCH_IMPORT_ARGS)
 
 soak: install ## Mixed traffic on PostgreSQL + Redis for 60 s, then faults (SOAK_ARGS="--no-faults")
 	$(PY) scripts/soak.py $(SOAK_ARGS)
