@@ -13,7 +13,7 @@ JOBS ?= 2
 .PHONY: help install system run serve test e2e audit bench bench-import soak lint format check migrate demo clean
 
 help: ## List the targets
-	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 $(PY):
 	python3 -m venv $(VENV)

@@ -10,7 +10,7 @@ from wagtail.models import Page
 
 from blog.models import PostTag
 from blog.paths import tag_paths
-from pagecache.cache import purge_all, purge_paths
+from pagecache.cache import purge_all, purge_deferred, purge_paths
 from pagecache.purge import paths_of
 
 
@@ -19,6 +19,8 @@ def _on_post_tag_change(sender, instance, **kwargs):
     # straight): the tag's pages list it, and the post shows its tags on its
     # page and in its feed entry, both kept under its path's token.
     # The post is looked up, not followed: it may be going in the same delete.
+    if purge_deferred():
+        return
     posts = Page.objects.filter(pk=instance.content_object_id).only("url_path")
     purge_paths(tag_paths([instance.tag]) | paths_of(posts))
 

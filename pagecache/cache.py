@@ -238,12 +238,54 @@ def kept_many(
     return values
 
 
+# While a bulk change (an import) purges everything once at its end: whether a
+# purge was asked for meanwhile.
+_purge_at_end: ContextVar[list[bool] | None] = ContextVar("purge_at_end", default=None)
+
+
+@contextmanager
+def purge_all_at_end() -> Iterator[None]:
+    """Purge every cached page once, when the block ends, instead of after each change.
+
+    For changes to many pages at once, which show on most pages anyway: what
+    each change shows is not worked out (a few queries a page), and a block
+    that changed nothing purges nothing. Only the calling thread (or task) is
+    affected. Nested blocks purge at the outermost one's end; the purge waits
+    for the transaction to commit, as any purge.
+    """
+    if _purge_at_end.get() is not None:
+        yield
+        return
+    asked: list[bool] = []
+    reset = _purge_at_end.set(asked)
+    try:
+        yield
+    finally:
+        _purge_at_end.reset(reset)
+        if asked:
+            purge_all()
+
+
+def purge_deferred() -> bool:
+    """Whether a purge asked for now is left to the end of `purge_all_at_end`.
+
+    True notes that one is due: the caller then purges nothing itself.
+    """
+    asked = _purge_at_end.get()
+    if asked is None:
+        return False
+    asked.append(True)
+    return True
+
+
 def purge_paths(paths) -> None:
     """Drop every cached copy of these URL paths, once the transaction commits.
 
     Purging before the commit would let a request in between cache the old
     content again. A CDN in front (``WAGTAILFRONTENDCACHE``) is told too.
     """
+    if purge_deferred():
+        return
     paths = sorted(set(paths))
     keys = sorted({path_token_key(path) for path in paths})
     if keys:
@@ -256,6 +298,8 @@ def purge_all() -> None:
     A CDN is asked to purge ``/*``: CloudFront takes it as everything; a
     Varnish or nginx purger maps it to a ban of the whole site.
     """
+    if purge_deferred():
+        return
     transaction.on_commit(
         lambda: (_delete([site_token_key()]), _purge_frontend(["/*"]))
     )

@@ -11,6 +11,8 @@ whose content links to it are purged too; replacing an image purges the pages
 that show it; a change to a site or a view restriction purges everything.
 """
 
+import functools
+
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.db.models.functions import Cast
@@ -25,7 +27,7 @@ from wagtail.signals import (
     pre_page_move,
 )
 
-from pagecache.cache import purge_all, purge_paths, site_paths
+from pagecache.cache import purge_all, purge_deferred, purge_paths, site_paths
 
 
 def paths_of(pages) -> set[str]:
@@ -88,24 +90,40 @@ def purge_subtree(page, old_url_path: str) -> None:
     purge_page(page)
 
 
+def _unless_deferred(receiver):
+    """Skip working out what a change shows while everything is purged at the end."""
+
+    @functools.wraps(receiver)
+    def receive(*args, **kwargs):
+        if not purge_deferred():
+            receiver(*args, **kwargs)
+
+    return receive
+
+
+@_unless_deferred
 def _on_publish_or_unpublish(sender, instance, **kwargs):
     purge_page(instance)
 
 
+@_unless_deferred
 def _before_move(sender, instance, **kwargs):
     # Where the page was: its listings, series and tags (as they were).
     if instance.live:
         purge_page(instance)
 
 
+@_unless_deferred
 def _after_move(sender, instance, url_path_before, **kwargs):
     purge_subtree(instance, url_path_before)
 
 
+@_unless_deferred
 def _on_slug_change(sender, instance, instance_before, **kwargs):
     purge_subtree(instance, instance_before.url_path)
 
 
+@_unless_deferred
 def _before_delete(sender, instance, **kwargs):
     # Sent for each page of a deleted subtree, and again for the Page row of
     # each specific page: the specific one is enough.
@@ -114,6 +132,7 @@ def _before_delete(sender, instance, **kwargs):
         purge_page(instance)
 
 
+@_unless_deferred
 def _on_image_change(sender, instance, created=False, **kwargs):
     # A replaced file or new focal point changes the renditions its pages show.
     if created:

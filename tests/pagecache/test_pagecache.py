@@ -28,6 +28,7 @@ from pagecache.cache import (
     page_cache,
     page_tokens,
     purge_all,
+    purge_all_at_end,
     purge_paths,
     purges_pending,
     site_token_key,
@@ -593,3 +594,32 @@ def test_a_purge_made_while_redis_was_cut_off_is_made_once_it_answers(
     assert back["X-Page-Cache"] == "miss"
     assert "改过的标题" in back.content.decode()
     assert client.get(url)["X-Page-Cache"] == "hit"
+
+
+def test_changes_made_purging_all_at_end_purge_every_page_once_at_the_end(
+    client, site, django_capture_on_commit_callbacks
+):
+    """What an import does: many changes, one purge of everything after them."""
+    fill(client)
+    post = site["second"]
+    with django_capture_on_commit_callbacks(execute=True), purge_all_at_end():
+        post.title = "第二篇（导入）"
+        with CaptureQueriesContext(connection) as publishing:
+            post.save_revision().publish()
+        post.tags.add("new-tag")
+        post.save()
+        # Nothing purged yet, and no query spent working out what shows the post.
+        assert served_from_cache(client) == set(PAGES)
+        assert not any("reference" in q["sql"].lower() for q in publishing)
+    assert served_from_cache(client) == set()
+    assert "第二篇（导入）" in client.get(PAGES["home"]).content.decode()
+
+
+def test_a_block_purging_all_at_end_that_changed_nothing_purges_nothing(
+    client, site, django_capture_on_commit_callbacks
+):
+    """A second import of the same vault leaves the cached pages alone."""
+    fill(client)
+    with django_capture_on_commit_callbacks(execute=True), purge_all_at_end():
+        site["second"].refresh_from_db()
+    assert served_from_cache(client) == set(PAGES)

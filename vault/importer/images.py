@@ -6,7 +6,7 @@ import hashlib
 import io
 from pathlib import Path
 
-from django.core.files.images import ImageFile
+from django.core.files import File
 from PIL import Image as PILImage
 from PIL import UnidentifiedImageError
 from wagtail.images import get_image_model
@@ -54,19 +54,30 @@ class ImageStore:
                 picture.verify()
         except (UnidentifiedImageError, OSError, SyntaxError) as error:
             raise ValueError(f"{name} is not an image Pillow can read") from error
-        image = self.model(
-            title=(title or Path(name).stem)[:255],
-            width=width,
-            height=height,
-            file_size=len(data),
-            file_hash=digest,
-        )
-        if self.dry_run:
-            image.file.name = f"original_images/{name}"  # never written
-        else:
-            image.file = ImageFile(io.BytesIO(data), name=name)
-        image.save()
-        self._new.append((digest, None if self.dry_run else image.file.name))
+        fields = {
+            "title": (title or Path(name).stem)[:255],
+            "width": width,
+            "height": height,
+            "file_size": len(data),
+            "file_hash": digest,
+        }
+        field = self.model._meta.get_field("file")
+        name = field.generate_filename(self.model(**fields), name)
+        if not self.dry_run:  # a dry run writes no file
+            # Stored here and the image made with its name: assigning the file
+            # to the image would have Django decode it (twice) for the size
+            # Pillow read above.
+            name = field.storage.save(
+                name, File(io.BytesIO(data)), max_length=field.max_length
+            )
+        image = self.model(file=name, **fields)
+        try:
+            image.save()
+        except Exception:
+            if not self.dry_run:
+                field.storage.delete(name)
+            raise
+        self._new.append((digest, None if self.dry_run else name))
         self.by_hash[digest] = image.pk
         self.created += 1
         return image.pk

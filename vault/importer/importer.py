@@ -23,6 +23,7 @@ from django.db import transaction
 from wagtail.models import Page
 
 from blog.models import PostPage, SeriesPage
+from pagecache.cache import purge_all_at_end
 from rendering.markdown import strip_attr_lists
 
 from .assets import AssetFinder, local_part
@@ -46,6 +47,8 @@ from .tree import INDEX_NAMES, README_NAME, FolderNode, is_excluded, scan
 # Bump when the importer turns the same file into different pages, so that a
 # re-import updates pages made by an older version instead of skipping them.
 IMPORTER_VERSION = "3"
+# An import changing more pages than this purges the whole page cache once.
+PURGE_ALL_ABOVE = 20
 
 
 class Importer(SaveMixin, PlacesMixin):
@@ -124,7 +127,7 @@ class Importer(SaveMixin, PlacesMixin):
         if self.remote is not None:
             self.remote.prefetch(self._remote_images_to_save())
         outer = transaction.atomic() if self.dry_run else contextlib.nullcontext()
-        with outer:
+        with outer, self._purges():
             # Each page is indexed once, when every file is written, rather than
             # at each of its saves; a page rolled back is not indexed at all.
             with deferred_index_updates():
@@ -156,6 +159,22 @@ class Importer(SaveMixin, PlacesMixin):
                 continue  # unchanged: not saved again
             urls.extend(image.url for image in source.body.images if image.url)
         return urls
+
+    def _purges(self) -> contextlib.AbstractContextManager:
+        """Return the block the page cache is purged in for this run.
+
+        A large import shows on most pages (home, listings, tags, the
+        archive): the whole cache is purged once, at the end, rather than
+        what each page shows worked out and purged page by page.
+        """
+        changed = sum(
+            1
+            for key, source in self.sources.items()
+            if key not in self.pages or self.pages[key].source_hash != source.hash
+        )
+        if changed > PURGE_ALL_ABOVE:
+            return purge_all_at_end()
+        return contextlib.nullcontext()
 
     def _tick(self, source: Source) -> None:
         self._done += 1

@@ -18,6 +18,7 @@ from wagtail.search.models import IndexEntry
 from blog.models import PostPage
 from tests.factories import PostPageFactory
 from vault.importer import Importer
+from vault.importer.importer import PURGE_ALL_ABOVE
 from vault.importer.indexing import deferred_index_updates
 
 pytestmark = pytest.mark.django_db
@@ -287,3 +288,29 @@ def test_an_import_purges_the_pages_that_list_its_posts(
         assert run_import(vault).error is None
     assert "Fresh import" not in client.get("/tags/cuda/").content.decode()
     assert "Fresh import" in client.get("/tags/gemm/").content.decode()
+
+
+def test_a_large_import_purges_every_cached_page_once_at_the_end(
+    page_cache_on,
+    home,
+    client,
+    tmp_path,
+    run_import,
+    django_capture_on_commit_callbacks,
+):
+    PostPageFactory(parent=home, title="Older post", tags=["cuda", "gemm"])
+    urls = ["/", "/archive/", "/feed/", "/tags/", "/tags/cuda/", "/tags/gemm/"]
+    cache(client, urls)
+    vault = tmp_path / "many"
+    vault.mkdir()
+    for n in range(PURGE_ALL_ABOVE + 1):
+        (vault / f"post-{n}.md").write_text(
+            f"---\ntitle: Bulk {n}\ntags: [cuda]\n---\n\nText.\n", "utf-8"
+        )
+    with django_capture_on_commit_callbacks(execute=True) as purges:
+        assert run_import(vault).error is None
+    # One purge of everything, where each page's would have been worked out.
+    assert len(purges) < PURGE_ALL_ABOVE
+    for url in urls:
+        assert client.get(url)["X-Page-Cache"] == "miss", url
+    assert "Bulk 20" in client.get("/").content.decode()
