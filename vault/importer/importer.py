@@ -136,6 +136,8 @@ class Importer(SaveMixin, PlacesMixin):
                     self._import_post(post, self.parent)
                 else:
                     self._import_folder(tree, self.parent)
+                if self.progress:  # what the last seconds are spent on
+                    self.progress(self._done, len(self.sources), "links, search index")
                 self._resolve_links()
             self._write_hashes()
             if tree is not None:

@@ -133,6 +133,7 @@ def test_a_progress_bar_runs_on_a_terminal_and_leaves_the_summary_alone(
     out, err = import_on_a_terminal(vault)
     # The bar is redrawn in place on stderr, reaches every file, and is erased.
     assert "/16 [" in err  # 11 posts and 5 series
+    assert "links, search index" in err  # what the bar waits for at the end
     assert err.endswith("\r")  # and erased
     assert "\n" not in err
     assert "\r" not in out

@@ -168,5 +168,6 @@ class Command(BaseCommand):
                 leave=False,  # erased, so that the summary starts a clean line
                 dynamic_ncols=True,
             )
-        self.bar.set_postfix_str(label[-40:], refresh=False)
+        # Shown at once when no file was added: the step that follows is long.
+        self.bar.set_postfix_str(label[-40:], refresh=done == self.bar.n)
         self.bar.update(done - self.bar.n)
