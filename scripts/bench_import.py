@@ -107,6 +107,15 @@ def outcomes(log: Path) -> dict[str, tuple[int, int]]:
     return table
 
 
+def warning_kinds(log: Path) -> list[str]:
+    """Return the "Warnings by kind" lines of an import's summary."""
+    lines = log.read_text().splitlines()
+    if "Warnings by kind:" not in lines:
+        return []
+    start = lines.index("Warnings by kind:") + 1
+    return lines[start : lines.index("", start)]
+
+
 def one_round(vault: Path, number: int, profile: bool) -> dict:
     say(f"== round {number}")
     first = WORK / f"site-{number}"
@@ -126,6 +135,9 @@ def one_round(vault: Path, number: int, profile: bool) -> dict:
     imported = run("import", argv, env, first)
     table = outcomes(first / "import.log")
     say(f"  import into an empty site: {imported:.1f} s  {table}")
+    if number == 1:
+        for line in warning_kinds(first / "import.log"):
+            say(f"    {line.strip()}")
     if table.get("failed", (0, 0)) != (0, 0):
         raise BenchError(f"files failed, see {first / 'import.log'}")
 

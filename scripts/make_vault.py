@@ -273,6 +273,17 @@ def body(rng: random.Random, post: Post, others: list[Post]) -> str:
             out.append("")
     for figure in figures:
         out += [f"![]({figure.replace(' ', '%20')})", ""]
+    # What real vaults have a little of: figures on the web, a figure that was
+    # never copied in, a link to a note that was renamed.
+    if rng.random() < 0.1:
+        out += [
+            f"![远程图片](https://example.com/figures/{post.stem[:8]}-{rng.randrange(99)}.png)",
+            "",
+        ]
+    if rng.random() < 0.03:
+        out += ["![](images/deleted-long-ago.png)", ""]
+    if rng.random() < 0.03:
+        out += ["See [[a note that was renamed]].", ""]
     for number in range(1, notes + 1):
         out.append(f"[^{number}]: {rng.choice(EN_PLAIN)}")
     return "\n".join(out).rstrip() + "\n"
@@ -315,6 +326,11 @@ def write_vault(out: Path, *, posts: int, images: int, seed: int) -> dict[str, i
             (out / folder / "index.md").write_text(
                 f'---\ntitle: "{title}"\n---\n\n{intro}\n', "utf-8"
             )
+    # An Obsidian vault: its settings folder says how line breaks read.
+    (out / ".obsidian").mkdir()
+    (out / ".obsidian" / "app.json").write_text(
+        '{"strictLineBreaks": false, "attachmentFolderPath": "./assets"}\n', "utf-8"
+    )
     drawn = 0
     for post in planned:
         others = [p for p in rng.sample(planned, 8) if p is not post]
