@@ -22,11 +22,7 @@ from blog.models import PostPage, SeriesPage
 from tests.vault.importer.conftest import FIXTURES, draw
 from tests.vault.importer.test_import import outcomes, totals
 
-pytestmark = [
-    pytest.mark.django_db,
-    # Removed when the parts of issue 21 are merged.
-    pytest.mark.xfail(reason="issue 21 in progress", strict=False),
-]
+pytestmark = pytest.mark.django_db
 
 # Markup that must never reach a reader as text.
 RAW = ("$$", "\\[", "[!NOTE]", "!!!", "???", "===", "[^", "{ width=", "{ align=")
@@ -163,8 +159,12 @@ def test_urls_keep_meaning_and_old_ones_redirect(habits, run_import, client):
 
 def test_warnings_are_grouped_by_kind(habits, run_import):
     run = run_import(habits)
-    summary, _, details = run.out.partition("Warnings")
-    assert re.search(r"^\s*\d+ ", details or summary, re.M), run.out
+    kinds = run.out.split("Warnings by kind:\n", 1)[1].split("\n\n", 1)[0]
+    counts = dict(reversed(line.split(None, 1)) for line in kinds.splitlines())
+    assert counts["formula kept with an error: KaTeX parse error"] == "1", kinds
+    assert counts["icon shortcode dropped: …"] == "1", kinds
+    # Then each warning, in full, under its file.
+    assert "math/escaped.md:20: formula kept with an error" in run.out
 
 
 def test_a_second_import_changes_nothing(habits, run_import):
