@@ -208,12 +208,24 @@ class ContainerMixin:
         if markup is None:
             self._markdown(node)
             return
+        self._emit_callout(kind, title, title_children, raw, markup, line)
+
+    def _emit_callout(
+        self,
+        kind: str,
+        title: str,
+        title_children: list[Token],
+        title_raw: str,
+        markup: str,
+        line: int,
+    ) -> None:
+        """Emit a callout; a title with no body becomes the body, under the label."""
         if not markup:
             if not title:
                 self._warn("empty callout; dropped", line)
                 return
-            # A one-line callout: its text is the body, under the kind's label.
-            markup, title = self._rich_body([(title_children, line, raw)]) or "", ""
+            one_line = self._rich_body([(title_children, line, title_raw)])
+            markup, title = one_line or "", ""
         self._emit(
             "callout", {"kind": kind, "title": title[:255], "body": markup}, line
         )
@@ -248,15 +260,7 @@ class ContainerMixin:
         if markup is None:
             self._markdown(node)
             return
-        if not markup:
-            if not title:
-                self._warn("empty callout; dropped", line)
-                return
-            one_line = self._rich_body([(title_children, line, node[0].info)])
-            markup, title = one_line or "", ""
-        self._emit(
-            "callout", {"kind": kind, "title": title[:255], "body": markup}, line
-        )
+        self._emit_callout(kind, title, title_children, node[0].info, markup, line)
 
     def _quote(self, node, inner, line: int) -> None:
         items: list = list(inner)
