@@ -67,6 +67,9 @@ MIDDLEWARE = [
     # /healthz, before anything that needs the database or a known host.
     "config.health.HealthCheckMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Uploads from MEDIA_ROOT when they are on this machine's disk, not object
+    # storage (config/media.py).
+    "config.media.MediaFilesMiddleware",
     # Anonymous readers get pages from the page cache (pagecache/cache.py) before
     # anything below runs; on a miss it stores what compression and ConditionalGet
     # made.
