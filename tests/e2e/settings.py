@@ -26,6 +26,5 @@ STORAGES = {
     **STORAGES,
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
 }
+# Served by the site itself (config/media.py), as under `make serve`.
 MEDIA_ROOT = DEMO_SERVER_DIR / "media"
-# The site's URLs plus media, which config/urls.py serves only with DEBUG.
-ROOT_URLCONF = "scripts.support.demo_urls"

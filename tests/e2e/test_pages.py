@@ -4,9 +4,12 @@ Screenshots of each page, light and dark, desktop and phone, are written to
 `test-artifacts/screenshots/` for a person to look at.
 """
 
+import re
+import urllib.request
+
 import pytest
 
-from tests.e2e.pages import HOME, MATH_POST, PHONE, page_params
+from tests.e2e.pages import FIGURE_POST, HOME, MATH_POST, PHONE, page_params
 
 pytestmark = pytest.mark.e2e
 
@@ -90,3 +93,19 @@ def test_site_has_a_favicon(open_page):
 
     assert response.status == 200, f"{href} answered {response.status}"
     assert response.headers["content-type"].startswith("image/")
+
+
+def test_gunicorn_serves_the_demo_images_without_a_proxy(demo_server):
+    # As `make serve` does: DEBUG off, media on disk, nothing in front.
+    with urllib.request.urlopen(demo_server.url + FIGURE_POST.path) as response:  # noqa: S310
+        html = response.read().decode()
+    urls = set(re.findall(r"/media/[^\s\"',]+", html))
+    assert any(url.startswith("/media/images/") for url in urls), urls
+
+    for url in urls:
+        with urllib.request.urlopen(demo_server.url + url) as response:  # noqa: S310
+            assert response.status == 200, url
+            assert response.headers["Content-Type"].startswith("image/"), url
+            assert response.headers["X-Content-Type-Options"] == "nosniff"
+            if url.startswith("/media/images/"):
+                assert "immutable" in response.headers["Cache-Control"], url
