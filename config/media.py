@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import MiddlewareNotUsed, SuspiciousFileOperation
-from django.core.files.storage import FileSystemStorage
+from django.core.files.storage import FileSystemStorage, storages
 from django.http import FileResponse, HttpResponse, HttpResponseNotFound
 from django.utils._os import safe_join
 from django.utils.cache import get_conditional_response
@@ -66,8 +66,6 @@ def local_media_storage() -> FileSystemStorage | None:
     backend = import_string(settings.STORAGES["default"]["BACKEND"])
     if not issubclass(backend, FileSystemStorage):
         return None
-    from django.core.files.storage import storages
-
     storage = storages["default"]
     base_url = storage.base_url or ""
     if urlsplit(base_url).netloc or not base_url.startswith("/"):
@@ -132,14 +130,13 @@ class MediaFilesMiddleware:
             file = open(filename, "rb")  # noqa: SIM115 - FileResponse closes it
         except OSError:
             return HttpResponseNotFound(b"Not Found", content_type="text/plain")
-        response = FileResponse(
+        return FileResponse(
             file,
             content_type=content_type,
             as_attachment=content_type not in INLINE_TYPES,
             filename=os.path.basename(filename),
             headers=headers,
         )
-        return response
 
     def find(self, name: str) -> tuple[str, os.stat_result] | None:
         """Return the path and stat of regular file ``name`` inside the root, or None."""
