@@ -9,6 +9,7 @@ from wagtail.models import Site
 
 from blog.feeds import PostFeed
 from blog.models import PostPage
+from pagecache.query import reads_query
 from search.query import MAX_RESULTS, RESULTS_PER_PAGE
 from search.tokens import MAX_QUERY_LENGTH, clean_query
 
@@ -19,10 +20,18 @@ def search(request):
     A fixed number of queries whatever the number of matches: view
     restrictions, the search (ids, titles, summaries), the page's posts and
     their tags, plus the header's. Junk in `page` shows the first or last page.
+    A query longer than `MAX_QUERY_LENGTH` is cut, and then not cached.
     """
     query = clean_query(request.GET.get("q"))
     ids = PostPage.search_ids(query) if query else []
     page = Paginator(ids, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+    # Kept briefly: anyone can ask for any query (pagecache.query).
+    reads_query(
+        request,
+        q=query,
+        page=page.number if page.number > 1 else None,
+        seconds=settings.PAGE_CACHE_SEARCH_SECONDS,
+    )
     return TemplateResponse(
         request,
         "blog/search_results.html",

@@ -17,6 +17,7 @@ from pagecache.cache import (
     site_token_key,
     tokens_read_once,
 )
+from pagecache.query import declared, is_as_declared, normalised_query
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +65,8 @@ class PageCacheMiddleware:
             return self.answer(request, stored)
 
         response = self.get_response(request)
-        if self.is_cacheable_response(response):
+        lifetime = self.lifetime(request, timeout)
+        if lifetime > 0 and self.is_cacheable_response(response):
             if not response.has_header("Last-Modified"):
                 response["Last-Modified"] = http_date()
             stored = {
@@ -79,7 +81,7 @@ class PageCacheMiddleware:
                 "csp_update": getattr(response, "_csp_update", None),
             }
             try:
-                cache.set(key, stored, timeout)
+                cache.set(key, stored, lifetime)
             except Exception:
                 logger.warning("Could not store a page", exc_info=True)
         response["X-Page-Cache"] = "miss"
@@ -93,7 +95,21 @@ class PageCacheMiddleware:
             return False
         if request.path_info.startswith(tuple(settings.PAGE_CACHE_EXCLUDED_PATHS)):
             return False
+        # Names no page reads bypass the cache at once; which of these a page
+        # reads, and with what values it is stored, its view says (``pagecache.query``).
         return set(request.GET) <= set(settings.PAGE_CACHE_QUERY_PARAMS)
+
+    @staticmethod
+    def lifetime(request, timeout: int) -> int:
+        """Return how long to keep this request's page: 0 for not at all.
+
+        Only a page asked for with exactly the query its view declared is kept
+        (``pagecache.query``), for at most the lifetime its view set.
+        """
+        if not is_as_declared(request):
+            return 0
+        seconds = declared(request)[1]
+        return timeout if seconds is None else min(timeout, seconds)
 
     @staticmethod
     def is_cacheable_response(response) -> bool:
@@ -112,14 +128,16 @@ class PageCacheMiddleware:
     def key_for(cache, request) -> str:
         """Return the key of this request's variant of its page.
 
-        The variant is the host, the path and query, and whether the client
-        takes Brotli, gzip or neither (the compression middleware below decides
-        by that alone for the requests cached here).
+        The variant is the host, the path and the normalised query
+        (``pagecache.query``), and whether the client takes Brotli, gzip or
+        neither (the compression middleware below decides by that alone for the
+        requests cached here).
         """
         path = request.path
         site, page = current_tokens(cache, [site_token_key(), path_token_key(path)])
         encoding = accepted_encoding(request)
-        variant = digest(f"{request.get_host()}\n{request.get_full_path()}\n{encoding}")
+        query = normalised_query(request.GET)
+        variant = digest(f"{request.get_host()}\n{path}?{query}\n{encoding}")
         return f"pagecache:page:{site}:{page}:{variant}"
 
     @staticmethod

@@ -11,6 +11,7 @@ from blog.models.base import (
     LINK_COLUMNS,
     CountedPaginator,
     OneQueryViewRestrictions,
+    listing_page,
 )
 from blog.models.post import PostPage, live_post_pages
 from blog.paths import sitemap_paths
@@ -70,7 +71,7 @@ class ArchivePage(OneQueryViewRestrictions, Page):
             ARCHIVE_PER_PAGE,
             count=lambda: remember(self.url_path, "count", live_post_pages().count),
         )
-        page = paginator.get_page(request.GET.get("page"))
+        page = listing_page(paginator, request)
         context["posts"] = page
         context["years"] = self.years(page.object_list)
         context["today"] = timezone.localdate()

@@ -7,6 +7,7 @@ from django.utils.functional import cached_property
 from wagtail.models import Page, PageViewRestriction
 
 from pagecache.cache import remember_site
+from pagecache.query import reads_query
 
 # What a link to a page needs: its title, and what its URL is worked out from.
 LINK_COLUMNS = ("title", "url_path", "path", "depth", "content_type_id")
@@ -58,6 +59,18 @@ class CountedPaginator(Paginator):
     @cached_property
     def count(self):
         return self.counter()
+
+
+def listing_page(paginator, request):
+    """Return the page of a listing that ``?page=`` asks for (junk: the first or last).
+
+    Tells the page cache the number shown, so that only ``?page=N`` as the
+    listing's own links write it is cached (``pagecache.query``); the first
+    page's links have no ``?page``.
+    """
+    page = paginator.get_page(request.GET.get("page"))
+    reads_query(request, page=page.number if page.number > 1 else None)
+    return page
 
 
 def site_has_view_restrictions() -> bool:

@@ -9,6 +9,7 @@ from wagtail.models import Page
 from blog.models.base import (
     CountedPaginator,
     OneQueryViewRestrictions,
+    listing_page,
 )
 from blog.models.post import PostPage, live_post_pages
 from blog.models.series import series_under
@@ -90,6 +91,6 @@ class HomePage(OneQueryViewRestrictions, Page):
             POSTS_PER_PAGE,
             count=lambda: remember(self.url_path, "count", counted.count),
         )
-        context["posts"] = paginator.get_page(request.GET.get("page"))
+        context["posts"] = listing_page(paginator, request)
         context["sections"] = self.sections()
         return context

@@ -16,6 +16,7 @@ from blog.models.base import (
     ImportedFrom,
     OneQueryViewRestrictions,
     SeriesOrdering,
+    listing_page,
     readable,
 )
 from blog.models.body import RenderedBody
@@ -185,7 +186,7 @@ class SeriesPage(
         if self.intro:
             context.update(self.body_context(request))
         paginator = self.posts_paginator()
-        context["posts"] = paginator.get_page(request.GET.get("page"))
+        context["posts"] = listing_page(paginator, request)
         subseries = list(self.subseries())
         context["subseries"] = subseries
         if self.ordering == self.Ordering.NEWEST:

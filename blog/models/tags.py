@@ -14,6 +14,7 @@ from blog.feeds import PostFeed
 from blog.models.base import (
     CountedPaginator,
     OneQueryViewRestrictions,
+    listing_page,
 )
 from blog.models.post import TAGGED_ORDER, PostPage
 from blog.paths import tag_paths
@@ -83,7 +84,7 @@ class TagIndexPage(OneQueryViewRestrictions, RoutablePageMixin, Page):
                 f"{self.url_path}{tag.slug}/", "count", counted.count
             ),
         )
-        page = paginator.get_page(request.GET.get("page"))
+        page = listing_page(paginator, request)
         if not page.paginator.count:
             raise Http404("No post has this tag.")
         return self.render(

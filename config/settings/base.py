@@ -82,7 +82,9 @@ MIDDLEWARE = [
     # The admin's own inline scripts, allowed by hash (config/security.py).
     "config.security.AdminInlineScriptsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
+    # Public pages in LANGUAGE_CODE whatever Accept-Language says, so the page
+    # cache needs no copy per language; the admin follows it (config/locale.py).
+    "config.locale.PublicLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     # The request's Wagtail site, kept between requests (pagecache/sites.py); below
     # CommonMiddleware, which turns away hosts not in ALLOWED_HOSTS.
@@ -304,7 +306,11 @@ PAGE_CACHE_ALIAS = "default"
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
 LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
 PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/"]
+# The only query parameters a cached page may be keyed by; which of them a page
+# reads, and which values it is cached for, its view declares (pagecache/query.py).
 PAGE_CACHE_QUERY_PARAMS = ["page", "q"]
+# Search results are kept at most this long: every query is a page of its own.
+PAGE_CACHE_SEARCH_SECONDS = int(os.environ.get("PAGE_CACHE_SEARCH_SECONDS", "300"))
 
 # Limits on one Markdown file `import_markdown` reads (docs/markdown-format.md):
 # a file larger, or with lists and quotes nested deeper, fails alone with a
