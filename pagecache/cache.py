@@ -13,8 +13,8 @@ The site's token is kept per release of the code (``pagecache.release``), so a
 deploy orphans everything the previous release cached.
 
 What is cached: GET and HEAD requests without a session cookie, outside the
-admin, whose query string holds only parameters a public page reads
-(``PAGE_CACHE_QUERY_PARAMS``), answered 200 without cookies, without ``Vary:
+admin, whose query string is exactly what the page's view declared it read
+(``pagecache.query``), answered 200 without cookies, without ``Vary:
 Cookie`` and without ``Cache-Control: private``/``no-store``. Editors carry a
 session cookie, so they never read or fill the cache, and neither do previews;
 a password-protected page answers a visitor with a form that sets the CSRF
