@@ -8,11 +8,13 @@ This view wraps it with the same limit as admin logins (django-axes, settings
 ``AXES_FAILURE_LIMIT`` failures that address may not try that page again for
 ``AXES_COOLOFF_TIME`` (the right password included): it gets the form back
 with a message and status 429. Counts are axes' records in the database,
-which every worker shares. The right password clears the address's count.
+which every worker shares. The right password clears the address's count
+(``AXES_RESET_ON_SUCCESS``).
 """
 
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_client_ip_address, get_cool_off
+from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
@@ -73,10 +75,11 @@ def authenticate_with_password(request, page_view_restriction_id, page_id):
         return _locked_response(request, page_view_restriction_id, page_id)
     response = wagtail_authenticate(request, page_view_restriction_id, page_id)
     if response.status_code in (301, 302):  # the password was right
-        AxesProxyHandler.reset_attempts(
-            ip_address=get_client_ip_address(request),
-            username=credentials["username"],
-        )
+        if settings.AXES_RESET_ON_SUCCESS:
+            AxesProxyHandler.reset_attempts(
+                ip_address=get_client_ip_address(request),
+                username=credentials["username"],
+            )
         return response
     if response.status_code == 200:  # the form again: a wrong password
         user_login_failed.send(
