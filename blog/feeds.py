@@ -15,6 +15,8 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
 from wagtail.models import Site
 
+from blog.site_urls import absolute_url
+
 FEED_LENGTH = 20
 
 
@@ -62,7 +64,12 @@ class PostFeed(Feed):
     def get_object(self, request, *args, **kwargs):
         self.request = request
         self.site = Site.find_for_request(request)
+        # Every URL on the site's root URL, not the request's (blog/site_urls.py).
+        self.link = absolute_url(request, self.link)
         return None
+
+    def feed_url(self):
+        return absolute_url(self.request, self.request.path)
 
     def author_name(self):
         """Return the author named on the site's home page, if it names one.
@@ -77,10 +84,10 @@ class PostFeed(Feed):
         feed = self.posts.for_feed(self.order) if self.order else self.posts.for_feed()
         posts = list(feed[:FEED_LENGTH])
         links = [post.get_url(self.request) for post in posts]
-        urls = [self.request.build_absolute_uri(link) for link in links]
+        urls = [absolute_url(self.request, link) for link in links]
         entries = self.posts.model.feed_entries(posts, self.request, urls)
-        for post, link, entry in zip(posts, links, entries, strict=True):
-            post.feed_link, post.feed_entry = link, entry
+        for post, url, entry in zip(posts, urls, entries, strict=True):
+            post.feed_link, post.feed_entry = url, entry
         return posts
 
     def item_title(self, item):

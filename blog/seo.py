@@ -2,11 +2,13 @@
 Twitter card, feed autodiscovery and JSON-LD (BlogPosting, BreadcrumbList).
 
 `page_meta` gathers it from the template context; `templates/includes/meta.html`
-only places it. Absolute URLs are built from the request, so they are right
-behind a proxy whatever the Wagtail Site's hostname says.
+only places it. Absolute URLs are on the Wagtail Site's root URL (its host,
+and 443 for https), never the request's scheme and host (blog/site_urls.py):
+the page cache serves one copy to readers of either scheme.
 """
 
 import json
+from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -22,6 +24,7 @@ from wagtail.models import Site
 
 from blog.models import CountedPaginator, readable
 from blog.paths import sitemap_paths
+from blog.site_urls import absolute_url, site_root_url
 from blog.social import social_image_url
 from blog.text import prose_text
 from pagecache.cache import remember_at
@@ -115,7 +118,10 @@ def page_meta(context) -> dict:
     page = context.get("page")
     site_name = context.get("site_name") or settings.WAGTAIL_SITE_NAME
     home = _Home(request)
-    absolute = request.build_absolute_uri if request else (lambda url: url)
+
+    def absolute(url: str) -> str:
+        return absolute_url(request, url) if request else url
+
     feeds = [{"title": site_name, "url": absolute(reverse("feed"))}]
     meta = {"site_name": site_name, "feeds": feeds, "locale": "zh_CN"}
     if page is None or request is None:
@@ -276,20 +282,27 @@ def sitemap_index(request, sitemaps, **kwargs):
 
     The index grows with the site — a line per file of ``PageSitemap.limit``
     pages, each a URL reversed and rendered — so, like a listing's rows, it is
-    kept in the render cache under the sitemap's purge tokens, per scheme and
-    host (its URLs are absolute). Every publish that changes the pages purges
+    kept in the render cache under the sitemap's purge tokens, per site root
+    URL (its URLs are absolute). Every publish that changes the pages purges
     the sitemap (``pagecache.purge``).
     """
 
     def render():
         response = wagtail_sitemap_index(request, sitemaps, **kwargs)
+        # Django writes each file's URL with the request's scheme and host;
+        # they are put on the site's root URL instead, as in the files.
+        for item in response.context_data["sitemaps"]:
+            parts = urlsplit(item.location)
+            item.location = absolute_url(
+                request, urlunsplit(("", "", parts.path, parts.query, ""))
+            )
         response.render()
         if response.status_code != 200:
             return None  # not kept
         headers = {name: response[name] for name in INDEX_HEADERS if name in response}
         return {"content": response.content, "headers": headers}
 
-    origin = f"{request.scheme}://{request.get_host()}"
+    origin = site_root_url(request)
     kept_index = remember_at(sorted(sitemap_paths()), f"sitemap-index:{origin}", render)
     if kept_index is None:
         return wagtail_sitemap_index(request, sitemaps, **kwargs)

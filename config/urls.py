@@ -6,6 +6,7 @@ from wagtail.admin import urls as wagtailadmin_urls
 from wagtail.contrib.sitemaps.views import sitemap
 from wagtail.documents import urls as wagtaildocs_urls
 
+from blog.page_passwords import authenticate_with_password
 from blog.seo import PageSitemap, sitemap_index
 from blog.social import social_image
 from blog.views import favicon, search, site_feed
@@ -47,5 +48,12 @@ urlpatterns = [
 
 urlpatterns += [
     path("search/", search, name="search"),
+    # Wagtail's page password form, refused after repeated wrong passwords
+    # (blog/page_passwords.py); the URL and name are Wagtail's own.
+    path(
+        "_util/authenticate_with_password/<int:page_view_restriction_id>/<int:page_id>/",
+        authenticate_with_password,
+        name="wagtailcore_authenticate_with_password",
+    ),
     path("", include(wagtail_urls)),
 ]
