@@ -24,7 +24,7 @@ from wagtail.models import Site
 
 from blog.models import CountedPaginator, readable
 from blog.paths import sitemap_paths
-from blog.site_urls import absolute_url, site_root_url
+from blog.site_urls import absolute_url, root_url_of, site_root_url
 from blog.social import social_image_url
 from blog.text import prose_text
 from pagecache.cache import remember_at
@@ -259,7 +259,7 @@ class PageSitemap(Sitemap):
         # out, without building the page). A post's lastmod is its last
         # significant update as readers see it, not its last publish.
         site = self.get_wagtail_site()
-        root_url = site.root_url
+        root_url = root_url_of(site)
         cut = len(site.root_page.url_path) - 1
         # The template (blog/sitemap.xml) places these strings, and nothing else.
         return [

@@ -15,15 +15,26 @@ from urllib.parse import urljoin
 from django.conf import settings
 from wagtail.models import Site
 
+# The hostname and port of the site `migrate` creates, before anyone sets them.
+UNSET_SITE = ("localhost", 80)
+
 
 def site_root_url(request) -> str:
     """Return the scheme and host of the request's site, without a slash.
 
-    Wagtail caches the site on the request. A request no site answers for
-    (none is the default) falls back to ``WAGTAILADMIN_BASE_URL``.
+    Wagtail caches the site on the request.
     """
-    site = Site.find_for_request(request) if request is not None else None
-    if site is not None:
+    return root_url_of(Site.find_for_request(request) if request is not None else None)
+
+
+def root_url_of(site: Site | None) -> str:
+    """Return ``site``'s scheme and host, without a slash.
+
+    A site still as `migrate` made it (``localhost``, port 80), or no site at
+    all, stands for ``WAGTAILADMIN_BASE_URL``: the address a deployment sets in
+    its environment.
+    """
+    if site is not None and (site.hostname, site.port) != UNSET_SITE:
         return site.root_url
     return settings.WAGTAILADMIN_BASE_URL.rstrip("/")
 

@@ -115,7 +115,7 @@ def test_site_feed_lists_posts_newest_first_with_ids_dates_and_links(client, sit
     flash = entries(feed)[0]
     assert flash.findtext(f"{ATOM}published").startswith("2026-09-18")
     assert flash.findtext(f"{ATOM}updated").startswith("2026-09-20")
-    assert flash.find(f"{ATOM}link").get("href") == "http://localhost/cuda/flash/"
+    assert flash.find(f"{ATOM}link").get("href") == "http://testserver/cuda/flash/"
     assert flash.findtext(f"{ATOM}summary") == "IO 感知的注意力 &lt;tiled&gt;。"
     categories = [c.get("term") for c in flash.findall(f"{ATOM}category")]
     assert categories == ["attention", "cuda"]  # as the post page lists them
@@ -179,9 +179,9 @@ def test_feed_content_is_math_as_mathml_and_inline_styled_code(client, site):
 
 def test_feed_content_links_are_absolute_and_figures_become_links(client, site):
     html = content(parse(client.get("/feed/")), "FlashAttention 笔记")
-    assert 'href="http://localhost/notes/csapp/"' in html
+    assert 'href="http://testserver/notes/csapp/"' in html
     assert "<iframe" not in html and "draw()" not in html
-    assert '<a href="http://localhost/cuda/flash/">交互式图：在网页中查看</a>' in html
+    assert '<a href="http://testserver/cuda/flash/">交互式图：在网页中查看</a>' in html
     assert "heading-anchor" not in html
 
 
@@ -207,7 +207,7 @@ def test_feed_images_have_absolute_urls_and_embeds_become_links(client, home):
     assert sources
     for source in sources:
         for candidate in source.split(","):
-            assert candidate.strip().startswith("http://localhost/"), candidate
+            assert candidate.strip().startswith("http://testserver/"), candidate
     assert "<iframe" not in html
     assert (
         '<a href="https://www.youtube.com/watch?v=bDcPmZQwV3g">'
@@ -246,7 +246,7 @@ def test_tag_feed_has_only_that_tags_posts(client, site):
     assert titles(feed) == ["FlashAttention 笔记", "旧文章"]
     assert feed.findtext(f"{ATOM}title") == "#cuda · 刘芷溢的博客"
     alternate = feed.find(f"{ATOM}link[@rel='alternate']").get("href")
-    assert alternate == "http://localhost/tags/cuda/"
+    assert alternate == "http://testserver/tags/cuda/"
 
 
 def test_unknown_tag_feed_is_404(client, site):
@@ -282,15 +282,15 @@ def test_feed_has_the_latest_posts_only(client, home):
 @pytest.mark.parametrize(
     ("url", "feeds"),
     [
-        ("/", ["http://localhost/feed/"]),
-        ("/cuda/flash/", ["http://localhost/feed/"]),
+        ("/", ["http://testserver/feed/"]),
+        ("/cuda/flash/", ["http://testserver/feed/"]),
         (
             "/tags/cuda/",
-            ["http://localhost/feed/", "http://localhost/tags/cuda/feed/"],
+            ["http://testserver/feed/", "http://testserver/tags/cuda/feed/"],
         ),
         (
             "/notes/csapp/",
-            ["http://localhost/feed/", "http://localhost/notes/csapp/feed/"],
+            ["http://testserver/feed/", "http://testserver/notes/csapp/feed/"],
         ),
     ],
 )

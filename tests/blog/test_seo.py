@@ -112,7 +112,7 @@ def test_every_page_has_title_description_canonical_og_and_twitter(
 ):
     page = head(client, url)
     assert page.title.startswith(title)
-    canonical = f"http://localhost{url}"
+    canonical = f"http://testserver{url}"
     assert page.links["canonical"] == canonical
     assert page.meta["description"] == description
     assert page.meta["og:title"] == title
@@ -122,7 +122,7 @@ def test_every_page_has_title_description_canonical_og_and_twitter(
     assert page.meta["og:site_name"] == "刘芷溢的博客"
     assert page.meta["og:locale"] == "zh_CN"
     assert re.fullmatch(
-        r"http://localhost/social/\d+\.png\?v=[0-9a-f]{16}", page.meta["og:image"]
+        r"http://testserver/social/\d+\.png\?v=[0-9a-f]{16}", page.meta["og:image"]
     )
     assert page.meta["twitter:card"] == "summary_large_image"
     assert page.meta["twitter:title"] == title
@@ -139,9 +139,9 @@ def test_canonical_follows_the_site_record_not_the_request(client, site, setting
 
 def test_later_pages_of_a_listing_keep_their_page_number(client, site):
     page = head(client, "/cuda/?page=2")
-    assert page.links["canonical"] == "http://localhost/cuda/?page=2"
+    assert page.links["canonical"] == "http://testserver/cuda/?page=2"
     assert head(client, "/cuda/?page=1").links["canonical"] == (
-        "http://localhost/cuda/"
+        "http://testserver/cuda/"
     )
 
 
@@ -156,7 +156,7 @@ def test_post_has_article_tags_and_blog_posting(client, site):
     assert posting["datePublished"] == "2026-09-18"
     assert posting["dateModified"] == "2026-09-20"
     assert posting["author"] == {"@type": "Person", "name": "刘芷溢"}
-    assert posting["mainEntityOfPage"]["@id"] == "http://localhost/cuda/cute/flash/"
+    assert posting["mainEntityOfPage"]["@id"] == "http://testserver/cuda/cute/flash/"
     assert posting["image"] == page.meta["og:image"]
     assert posting["keywords"] == "attention, cuda"
 
@@ -164,10 +164,10 @@ def test_post_has_article_tags_and_blog_posting(client, site):
     assert [
         (c["position"], c["name"], c["item"]) for c in crumbs["itemListElement"]
     ] == [
-        (1, "刘芷溢的博客", "http://localhost/"),
-        (2, "CUDA", "http://localhost/cuda/"),
-        (3, "CuTe", "http://localhost/cuda/cute/"),
-        (4, "FlashAttention 笔记", "http://localhost/cuda/cute/flash/"),
+        (1, "刘芷溢的博客", "http://testserver/"),
+        (2, "CUDA", "http://testserver/cuda/"),
+        (3, "CuTe", "http://testserver/cuda/cute/"),
+        (4, "FlashAttention 笔记", "http://testserver/cuda/cute/flash/"),
     ]
 
 
@@ -186,11 +186,11 @@ def test_json_ld_cannot_close_its_script(client, site):
 def test_sitemap_lastmod_is_the_posts_updated_date(client, site):
     xml = client.get("/sitemap-pages.xml").content.decode()
     assert (
-        "<loc>http://localhost/cuda/cute/flash/</loc><lastmod>2026-09-20</lastmod>"
+        "<loc>http://testserver/cuda/cute/flash/</loc><lastmod>2026-09-20</lastmod>"
         in xml
     )
     robots = client.get("/robots.txt").content.decode()
-    assert "Sitemap: http://localhost/sitemap.xml" in robots
+    assert "Sitemap: http://testserver/sitemap.xml" in robots
 
 
 def png_size(response):
@@ -285,5 +285,5 @@ def test_preview_of_a_new_page_has_metadata_without_urls_of_its_own(rf, home):
     meta = page_meta({"request": request, "page": series, "site_name": "博客"})
     assert meta["title"] == "新系列"
     assert meta["image"] == ""
-    assert [feed["url"] for feed in meta["feeds"]] == ["http://localhost/feed/"]
+    assert [feed["url"] for feed in meta["feeds"]] == ["http://testserver/feed/"]
     assert json.loads(meta["json_ld"])["@graph"][0]["@type"] == "BreadcrumbList"

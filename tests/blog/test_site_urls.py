@@ -102,3 +102,14 @@ def test_sitemap_and_robots_over_plain_http_name_the_sites_https_urls(client, si
     pages = client.get("/sitemap-pages.xml").content.decode()
     assert f"<loc>{ORIGIN}/cuda/flash/</loc>" in pages
     assert_all_on_the_site(pages)
+
+
+def test_a_site_left_as_migrate_made_it_uses_the_configured_base_url(
+    home, client, settings
+):
+    # No one set the Site (localhost, port 80): the deployment's address from
+    # the environment is used, still never the request's.
+    settings.WAGTAILADMIN_BASE_URL = "https://blog.example.org"
+    html = client.get("/", HTTP_HOST="127.0.0.1").content.decode()
+    canonical = re.search(r'<link rel="canonical" href="([^"]+)"', html).group(1)
+    assert canonical == "https://blog.example.org/"
