@@ -20,6 +20,11 @@ session cookie, so they never read or fill the cache, and neither do previews;
 a password-protected page answers a visitor with a form that sets the CSRF
 cookie, so it is never stored. ``PAGE_CACHE_SECONDS = 0`` turns it all off.
 
+Each purge is written to the database with the change (``PendingPurge``) and
+its row deleted once the cache has taken it; one the cache did not take is made
+by the next process that reads the cache (``purges_pending``), so an outage of
+the cache, or a restart, loses no purge.
+
 Which paths a change purges is decided in ``pagecache.purge``; the middleware
 that serves and stores pages is ``pagecache.middleware``.
 """
