@@ -421,7 +421,9 @@ def replay_purges() -> bool:
     from pagecache.models import PendingPurge
 
     try:
-        rows = list(PendingPurge.objects.exclude(pk__in=_own).values_list("pk", "keys"))
+        rows = list(
+            PendingPurge.objects.exclude(pk__in=list(_own)).values_list("pk", "keys")
+        )
     except Exception:  # the database is down: no change can be made either
         logger.warning("Could not read the pending purges", exc_info=True)
         return not _state.pending

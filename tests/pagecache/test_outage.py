@@ -9,13 +9,16 @@ makes it first: the reader gets the page as it now is, never the old copy.
 
 import os
 import secrets
+from io import StringIO
 from urllib.parse import urlsplit
 
 import pytest
 from django.core.cache.backends.locmem import LocMemCache
+from django.core.management import call_command
 from wagtail.models import PageViewRestriction
 
 import pagecache.cache
+from blog.models import PostPage
 from pagecache.models import PendingPurge
 from tests.factories import PostPageFactory
 
@@ -184,3 +187,32 @@ def test_a_page_made_private_while_redis_was_cut_off_is_not_served_from_it(
     assert response.status_code == 302
     assert "/login/" in response["Location"]
     assert not PendingPurge.objects.exists()
+
+
+def test_a_post_imported_again_while_the_cache_was_unreachable_is_served_anew(
+    client,
+    home,
+    tmp_path,
+    cache_to_cut,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
+):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    source = vault / "kernel.md"
+    source.write_text("---\ntitle: 内核笔记\n---\n\n旧的正文。\n", encoding="utf-8")
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("import_markdown", str(vault), stdout=StringIO())
+    url = PostPage.objects.get(title="内核笔记").url
+    assert "旧的正文" in cached(client, url)
+
+    UnreachableCache.down = True
+    source.write_text("---\ntitle: 内核笔记\n---\n\n新的正文。\n", encoding="utf-8")
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("import_markdown", str(vault), stdout=StringIO())
+    restart(monkeypatch)
+    UnreachableCache.down = False
+
+    html = client.get(url).content.decode()
+    assert "新的正文" in html
+    assert "旧的正文" not in html
