@@ -20,6 +20,11 @@ session cookie, so they never read or fill the cache, and neither do previews;
 a password-protected page answers a visitor with a form that sets the CSRF
 cookie, so it is never stored. ``PAGE_CACHE_SECONDS = 0`` turns it all off.
 
+Each purge is written to the database with the change (``PendingPurge``) and
+its row deleted once the cache has taken it; one the cache did not take is made
+by the next process that reads the cache (``purges_pending``), so an outage of
+the cache, or a restart, loses no purge.
+
 Which paths a change purges is decided in ``pagecache.purge``; the middleware
 that serves and stores pages is ``pagecache.middleware``.
 """
@@ -289,7 +294,8 @@ def purge_paths(paths) -> None:
     paths = sorted(set(paths))
     keys = sorted({path_token_key(path) for path in paths})
     if keys:
-        transaction.on_commit(lambda: (_delete(keys), _purge_frontend(paths)))
+        pending = _record(keys)
+        transaction.on_commit(lambda: (_delete(pending), _purge_frontend(paths)))
 
 
 def purge_all() -> None:
@@ -300,9 +306,8 @@ def purge_all() -> None:
     """
     if purge_deferred():
         return
-    transaction.on_commit(
-        lambda: (_delete([site_token_key()]), _purge_frontend(["/*"]))
-    )
+    pending = _record([site_token_key()])
+    transaction.on_commit(lambda: (_delete(pending), _purge_frontend(["/*"])))
 
 
 def _purge_frontend(paths: list[str]) -> None:
@@ -321,7 +326,25 @@ def _purge_frontend(paths: list[str]) -> None:
         logger.exception("Could not purge %d paths from the CDN", len(paths))
 
 
-def _delete(keys: list[str]) -> None:
+# The purges this process is making: written in a transaction not yet
+# committed, or committed and being sent to the cache. A replay leaves them to
+# their own ``_delete``: one made before the commit could let a request cache
+# the old content again, and the purge's record would be gone.
+_own: set = set()
+
+
+def _record(keys: list[str]):
+    """Write down a purge of these token keys, in the current transaction."""
+    from pagecache.models import PendingPurge
+
+    pending = PendingPurge.objects.create(keys=keys)
+    _own.add(pending.pk)
+    return pending
+
+
+def _delete(pending) -> None:
+    """Delete a recorded purge's token keys from the cache, then its record."""
+    keys = pending.keys
     read = _read_tokens.get()
     for key in keys if read else ():
         read.pop(key, None)
@@ -331,45 +354,96 @@ def _delete(keys: list[str]) -> None:
         logger.exception(
             "Could not purge %d paths from the page cache; trying again", len(keys)
         )
-        with _unpurged_lock:
-            start = not _unpurged
-            _unpurged.update(keys)
-        if start:
-            threading.Thread(
-                target=_purge_again, name="page-cache-purge", daemon=True
-            ).start()
+        _own.discard(pending.pk)
+        with _state.lock:
+            _state.pending, _state.checked_at = True, time.monotonic()
+        return
+    try:
+        pending.delete()
+    except Exception:  # made again later, which only costs a few misses
+        logger.warning("Could not delete a purge's record", exc_info=True)
+    finally:
+        _own.discard(pending.pk)
 
 
-# Token keys whose purge failed: the cache was unreachable (Redis down, or cut
-# off from this server). Its entries outlive the outage, so the purge is made
-# again every RETRY_PURGE_EVERY seconds until it succeeds; meanwhile this
-# process neither serves nor keeps pages (``purges_pending``). Other servers
-# may serve the old copies from the moment the cache answers again until the
-# retry, a second at most. A process that exits before then loses its retry.
-_unpurged: set[str] = set()
-_unpurged_lock = threading.Lock()
+# A purge that did not reach the cache (Redis down, or cut off from this
+# server) is still in the database (``PendingPurge``), which outlives this
+# process. Whether any is pending is asked of the database every
+# ``PAGE_CACHE_PURGE_CHECK_SECONDS`` (1 s by default; 0 before every read of
+# the cache; None only after this process's own purge failed), and while one
+# is, nothing is served or kept from the cache, and the purges are made again
+# every RETRY_PURGE_EVERY seconds until the cache takes them. So a cache that
+# comes back with its old entries serves none of the pages changed meanwhile,
+# whichever process made the change and whether or not it still runs; a
+# server that asked just before the change may serve the old copy for the
+# rest of that second.
 RETRY_PURGE_EVERY = 1.0
 
 
+class ProcessState:
+    """What this process knows of the pending purges: a new process knows nothing."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pending = False
+        self.checked_at = float("-inf")
+
+
+_state = ProcessState()
+
+
 def purges_pending() -> bool:
-    """Whether a purge this process made has yet to reach the cache."""
-    return bool(_unpurged)
+    """Whether a purge has yet to reach the cache, made again if it is due.
+
+    Asks the database (one query on a table that is empty but for an outage)
+    at most every ``PAGE_CACHE_PURGE_CHECK_SECONDS``, or every
+    RETRY_PURGE_EVERY seconds once a purge is known to be pending.
+    """
+    every = getattr(settings, "PAGE_CACHE_PURGE_CHECK_SECONDS", 1.0)
+    now = time.monotonic()
+    with _state.lock:
+        since = now - _state.checked_at
+        if _state.pending:
+            due = since >= RETRY_PURGE_EVERY
+        else:
+            due = every is not None and since >= every
+        if not due:
+            return _state.pending
+        _state.checked_at = now
+    pending = not replay_purges()
+    with _state.lock:
+        _state.pending = pending
+    return pending
 
 
-def _purge_again() -> None:
-    while True:
-        time.sleep(RETRY_PURGE_EVERY)
-        with _unpurged_lock:
-            keys = sorted(_unpurged)
-        try:
-            page_cache().delete_many(keys)
-        except Exception:
-            logger.debug("The page cache is still unreachable", exc_info=True)
-            continue
-        with _unpurged_lock:
-            _unpurged.difference_update(keys)
-            if not _unpurged:
-                logger.warning(
-                    "Purged %d paths from the page cache once it answered", len(keys)
-                )
-                return
+def replay_purges() -> bool:
+    """Make the purges recorded in the database; return whether none is left."""
+    from pagecache.models import PendingPurge
+
+    try:
+        rows = list(
+            PendingPurge.objects.exclude(pk__in=list(_own)).values_list("pk", "keys")
+        )
+    except Exception:  # the database is down: no change can be made either
+        logger.warning("Could not read the pending purges", exc_info=True)
+        return not _state.pending
+    if not rows:
+        return True
+    keys = sorted({key for _, row_keys in rows for key in row_keys})
+    read = _read_tokens.get()
+    for key in keys if read else ():
+        read.pop(key, None)
+    try:
+        page_cache().delete_many(keys)
+    except Exception:
+        logger.debug("The page cache is still unreachable", exc_info=True)
+        return False
+    try:
+        PendingPurge.objects.filter(pk__in=[pk for pk, _ in rows]).delete()
+    except Exception:
+        logger.warning("Could not delete the purges' records", exc_info=True)
+    logger.warning(
+        "Purged %d paths from the page cache, recorded while it was unreachable",
+        len(keys),
+    )
+    return True

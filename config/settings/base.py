@@ -303,6 +303,13 @@ RELEASE_SOURCE_FOLDERS = [
     "static",
 ]
 PAGE_CACHE_ALIAS = "default"
+# How often each process asks the database whether a purge made while the
+# cache was unreachable is still to be made (pagecache/cache.py): the longest,
+# in seconds, a server may serve a page changed during a cache outage once the
+# cache answers again with its old entries. 0 asks before each read of the cache.
+PAGE_CACHE_PURGE_CHECK_SECONDS = float(
+    os.environ.get("PAGE_CACHE_PURGE_CHECK_SECONDS", "1")
+)
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
 LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
 PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/"]

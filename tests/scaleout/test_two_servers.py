@@ -33,6 +33,7 @@ from tests.blog.test_object_storage import (  # noqa: F401 - a fixture
     png,
     s3_endpoint,
 )
+from tests.forwarder import Forwarder
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -43,11 +44,22 @@ pytestmark = pytest.mark.skipif(
 
 EDITOR, PASSWORD = "ops", "a-long-passphrase-for-two-servers"  # noqa: S105
 DRAFT = "双服务器上的草稿"
+PUBLIC = "Redis 中断时设为私密的文章"
 BUCKET = "two-servers-media"
 
 
 @pytest.fixture(scope="module")
-def servers(s3_endpoint, tmp_path_factory):  # noqa: F811
+def redis_link():
+    """The servers' way to Redis, which a test may cut (and open again)."""
+    url = urlsplit(REDIS_URL)
+    link = Forwarder((url.hostname or "127.0.0.1", url.port or 6379))
+    link.open()
+    yield link
+    link.cut()
+
+
+@pytest.fixture(scope="module")
+def servers(s3_endpoint, redis_link, tmp_path_factory):  # noqa: F811
     s3 = boto3.client(
         "s3", endpoint_url=s3_endpoint, region_name="us-east-1", **_boto(CREDENTIALS)
     )
@@ -61,7 +73,7 @@ def servers(s3_endpoint, tmp_path_factory):  # noqa: F811
     processes = []
     try:
         with fresh_postgres_database(DATABASE_URL, name) as database_url:
-            env = server_env(database_url, s3_endpoint)
+            env = server_env(database_url, s3_endpoint, redis_link.port)
             prepare(env)
             urls = []
             for index in range(2):
@@ -90,7 +102,7 @@ def servers(s3_endpoint, tmp_path_factory):  # noqa: F811
         s3.delete_bucket(Bucket=BUCKET)
 
 
-def server_env(database_url, s3_url):
+def server_env(database_url, s3_url, redis_port):
     """Return the servers' environment: production settings on the shared parts."""
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
     env.update(
@@ -102,7 +114,7 @@ def server_env(database_url, s3_url):
         DATABASE_URL=database_url,
         # A Redis database of their own: test workers take 1, 2, … from the
         # first (config/settings/test.py), and clear it between tests.
-        REDIS_URL=urlsplit(REDIS_URL)._replace(path="/15").geturl(),
+        REDIS_URL=f"redis://127.0.0.1:{redis_port}/15",
         AWS_STORAGE_BUCKET_NAME=BUCKET,
         AWS_S3_ENDPOINT_URL=s3_url,
         AWS_S3_REGION_NAME="us-east-1",
@@ -131,7 +143,10 @@ def prepare(env):
         "cuda = SeriesPage.objects.get(slug='cuda');"
         f"post = PostPage(title={DRAFT!r}, slug='two-servers', live=False, "
         "summary='两台服务器', date=datetime.date(2026, 12, 1));"
-        "cuda.add_child(instance=post); post.save_revision()",
+        "cuda.add_child(instance=post); post.save_revision();"
+        f"public = PostPage(title={PUBLIC!r}, slug='public', "
+        "summary='公开', date=datetime.date(2026, 12, 1));"
+        "cuda.add_child(instance=public); public.save_revision().publish()",
     )
 
 
@@ -154,7 +169,7 @@ def test_a_publish_through_one_server_is_served_by_the_other_within_a_second(ser
         assert get(f"{server}/cuda/two-servers/").status_code == 404
     editor = AdminClient(one)
     editor.log_in(EDITOR, PASSWORD)
-    page_id = _page_id(editor)
+    page_id = _page_id(editor, DRAFT)
     published = editor.post(
         f"/admin/bulk/wagtailcore/page/publish/?id={page_id}&next=/admin/", {}
     )
@@ -170,6 +185,39 @@ def test_a_publish_through_one_server_is_served_by_the_other_within_a_second(ser
         )
         time.sleep(0.05)
     assert DRAFT in post.text
+
+
+def test_a_page_made_private_while_redis_was_cut_off_is_not_served_when_it_is_back(
+    servers, redis_link
+):
+    one, other = servers
+    url = "/cuda/public/"
+    for server in servers:
+        get(f"{server}{url}")
+        cached = get(f"{server}{url}")
+        assert cached.headers["X-Page-Cache"] == "hit"
+        assert PUBLIC in cached.text
+    editor = AdminClient(one)
+    editor.log_in(EDITOR, PASSWORD)
+    page_id = _page_id(editor, PUBLIC)
+
+    redis_link.cut()  # Redis keeps the public copy; neither server reaches it
+    try:
+        made = editor.post(
+            f"/admin/pages/{page_id}/privacy/", {"restriction_type": "login"}
+        )
+        assert made.status_code == 200, made.text[:500]
+        # A server asks the database for pending purges once a second: one
+        # that asked just before the change may serve the old copy until then.
+        time.sleep(1.5)
+    finally:
+        redis_link.open()  # back, with the public copy still in it
+
+    for server in (other, one):
+        answer = get(f"{server}{url}")
+        assert answer.status_code == 302, (server, answer.headers)
+        assert "/login/" in answer.headers["Location"]
+        assert PUBLIC not in answer.text
 
 
 def test_an_image_uploaded_through_one_server_is_served_by_the_other(servers):
@@ -201,8 +249,8 @@ def test_an_image_uploaded_through_one_server_is_served_by_the_other(servers):
     assert thumbnail.headers["Content-Type"].startswith("image/")
 
 
-def _page_id(editor):
-    found = editor.request("GET", f"/admin/pages/search/?q={DRAFT}")
+def _page_id(editor, title):
+    found = editor.request("GET", f"/admin/pages/search/?q={title}")
     assert found.status_code == 200
     for href in _attributes(found.text, "href"):
         parts = href.strip("/").split("/")
