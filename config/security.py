@@ -3,12 +3,17 @@
 Every response carries the site's policy (``CONTENT_SECURITY_POLICY`` in the
 settings, sent by django-csp's middleware): scripts from this site's files
 only, no inline script anywhere. The interactive figure is the exception an
-author writes on purpose: its HTML runs in an ``<iframe sandbox="allow-scripts"
-srcdoc=…>`` with an opaque origin, and a ``srcdoc`` document inherits the
-policy of the page around it. So a post with figures sends the site's policy
-plus the SHA-256 of each inline ``<script>`` its figures hold: those scripts
-run, in their sandbox, and nothing else inline does — an injected script
-would need a hash the server never sent.
+author writes on purpose. Its HTML is a document of its own, served at its
+own URL (``<page url>figures/<block id>/``) and shown in an ``<iframe
+sandbox="allow-scripts" src=…>``. That document's policy (``figure_policy``)
+allows exactly the SHA-256 of each inline ``<script>`` it holds, and sandboxes
+it (``sandbox allow-scripts``: an opaque origin, even opened on its own); only
+this site may frame it. The page around it allows no inline script at all: a
+script copied from a figure into the page itself would not run there.
+
+The admin's preview of a draft, which has no public URL, still shows figures
+inline (``srcdoc``): a ``srcdoc`` document inherits the policy of the page
+around it, so that preview, seen only by editors, carries the figures' hashes.
 
 The admin behind its login is the other: Wagtail's editor writes inline
 scripts of its own (wagtail/wagtail#1288, open), in templates this project does
@@ -25,11 +30,11 @@ import html
 import re
 from html.parser import HTMLParser
 
-from csp.constants import HEADER, SELF
+from csp.constants import HEADER, NONE, SELF
 from csp.middleware import CSPMiddleware
 
-# The figure template (blocks/html_figure_block.html) writes srcdoc="…" with
-# the figure's HTML escaped; the browser reads it back unescaped.
+# In a preview the figure template (blocks/html_figure_block.html) writes
+# srcdoc="…" with the figure's HTML escaped; the browser reads it back unescaped.
 _SRCDOC = re.compile(r'<iframe\b[^>]*?\ssrcdoc="([^"]*)"')
 
 
@@ -77,8 +82,21 @@ def inline_script_sources(document: str) -> list[str]:
     )
 
 
+def figure_policy(document: str) -> dict[str, list[str]]:
+    """Return what the policy of a figure's own document replaces in the site's.
+
+    Its inline scripts by hash and nothing else; a sandbox with scripts (an
+    opaque origin, whoever opens it); framed by this site only.
+    """
+    return {
+        "script-src": inline_script_sources(document) or [NONE],
+        "sandbox": ["allow-scripts"],
+        "frame-ancestors": [SELF],
+    }
+
+
 def allow_figure_scripts(response, sources: list[str]) -> None:
-    """Have the policy sent with ``response`` allow these figure scripts.
+    """Have the policy sent with ``response`` allow these figure scripts (a preview).
 
     django-csp's middleware reads ``_csp_update``; the page cache keeps it
     with the page it stores.

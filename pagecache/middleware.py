@@ -31,6 +31,8 @@ STORED_HEADERS = (
     "Last-Modified",
     "Cache-Control",
     "X-Robots-Tag",
+    # DENY, or SAMEORIGIN for what this site frames (a figure's document).
+    "X-Frame-Options",
 )
 
 
@@ -76,9 +78,11 @@ class PageCacheMiddleware:
                     for name in STORED_HEADERS
                     if response.has_header(name)
                 },
-                # What a post's figures add to the Content-Security-Policy,
-                # which the middleware above this one sends (config/security.py).
+                # What a page adds to or replaces in the Content-Security-Policy
+                # (a figure's document: config/security.py), which the
+                # middleware above this one sends.
                 "csp_update": getattr(response, "_csp_update", None),
+                "csp_replace": getattr(response, "_csp_replace", None),
             }
             try:
                 cache.set(key, stored, lifetime)
@@ -150,6 +154,8 @@ class PageCacheMiddleware:
         response["X-Page-Cache"] = "hit"
         if stored.get("csp_update"):
             response._csp_update = stored["csp_update"]
+        if stored.get("csp_replace"):
+            response._csp_replace = stored["csp_replace"]
         return get_conditional_response(
             request,
             etag=response.get("ETag"),

@@ -25,7 +25,7 @@ from .base import (
 )
 from .body import PostBodyBlock, body_anchors, body_headings
 from .code import CodeBlock, MathBlock
-from .media import EmbedBlock, HtmlFigureBlock, ImageBlock
+from .media import EmbedBlock, HtmlFigureBlock, ImageBlock, figure_document
 from .prose import (
     CalloutBlock,
     HeadingBlock,
@@ -59,6 +59,7 @@ __all__ = [
     "Text",
     "body_anchors",
     "body_headings",
+    "figure_document",
     "inline_html",
     "is_feed",
     "math_errors_allowed",

@@ -142,9 +142,14 @@ class HtmlFigureBlock(InlineMathFieldsMixin, blocks.StructBlock):
 
     def get_context(self, value, parent_context=None):
         context = super().get_context(value, parent_context=parent_context)
-        markup = value.get("html") or ""
-        images = shown_images(figure_image_ids(markup), parent_context or {})
-        context["html"] = with_figure_images(markup, images)
+        parent = parent_context or {}
+        # A live page's figure is a document at its own URL, under its own
+        # policy (config/security.py); a preview's is inline (srcdoc).
+        figures_at, block_id = parent.get("figures_at"), parent.get("block_id")
+        if figures_at and block_id:
+            context["figure_src"] = f"{figures_at}{block_id}/"
+        else:
+            context["html"] = figure_document(value.get("html") or "", parent)
         return context
 
     def render(self, value, context=None):
@@ -156,6 +161,12 @@ class HtmlFigureBlock(InlineMathFieldsMixin, blocks.StructBlock):
                 context.get("page_url") or "",
             )
         return super().render(value, context)
+
+
+def figure_document(markup: str, parent_context: dict | None = None) -> str:
+    """Return a figure's HTML as its frame shows it: library images by their URLs."""
+    images = shown_images(figure_image_ids(markup), parent_context or {})
+    return with_figure_images(markup, images)
 
 
 DECONSTRUCT_ALIASES = public_paths(ImageBlock, EmbedBlock, HtmlFigureBlock)

@@ -4,14 +4,22 @@ import hashlib
 import json
 import secrets
 
+from django.http import HttpResponse
 from django.utils.functional import cached_property
 from django.utils.safestring import mark_safe
+from wagtail.url_routing import RouteResult
 
 from blog import reading
-from blog.blocks import Text, body_anchors, body_headings, math_output
+from blog.blocks import (
+    Text,
+    body_anchors,
+    body_headings,
+    figure_document,
+    math_output,
+)
 from blog.text import body_pieces, body_text
-from config.security import allow_figure_scripts, figure_script_sources
-from pagecache.cache import kept, kept_many, page_tokens, pages_tokens
+from config.security import allow_figure_scripts, figure_policy, figure_script_sources
+from pagecache.cache import kept, kept_many, page_tokens, pages_tokens, site_paths
 from rendering import render_inline_text
 from rendering.cache import batch, make_key
 from rendering.feed import absolutize_urls, as_character_data
@@ -21,6 +29,8 @@ from rendering.math import prefetch_math
 BODY_CACHE_SECONDS = 7 * 24 * 3600
 # Bump when body_text() changes, so that texts kept in the cache are made again.
 BODY_TEXT_KEY = "search-body-1"
+# An interactive figure of a live page is served at <page url>figures/<block id>/.
+FIGURES = "figures"
 
 
 # Where the post template places the body: unique to this process, so no text
@@ -39,7 +49,8 @@ def _with_body(response):
 def _place_body(response):
     """Put the rendered body's bytes where the post template left its mark.
 
-    And let the scripts of its figures run (config/security.py).
+    And, in a preview, let the scripts of its inline figures run
+    (config/security.py); a live page's figures have URLs of their own.
     """
     before, mark, after = response.content.partition(_BODY_MARK_BYTES)
     if mark:
@@ -100,8 +111,11 @@ class RenderedBody:
         and whether there is ``math`` and ``code`` in it.
         """
 
+        figures_at = self.figures_at(request)
+
         def render():
-            html = render_body(self, {"page": self, "request": request})
+            context = {"page": self, "request": request, "figures_at": figures_at}
+            html = render_body(self, context)
             return {
                 "html": html.encode(),
                 "toc": self.toc,
@@ -109,12 +123,14 @@ class RenderedBody:
                 # What the page needs to load: KaTeX's CSS and fonts, Pygments' CSS.
                 "math": 'class="katex' in html,
                 "code": 'class="highlight' in html,
-                "scripts": figure_script_sources(html),
+                # A preview's inline figures (srcdoc), whose scripts it allows.
+                "scripts": [] if figures_at else figure_script_sources(html),
             }
 
         def key():
             tokens = page_tokens(self.url_path)
-            return make_key("post-body", [self.pk, tokens, self.body_digest()])
+            parts = [self.pk, tokens, self.body_digest(), figures_at]
+            return make_key("post-body", parts)
 
         return kept(key, render, BODY_CACHE_SECONDS)
 
@@ -160,7 +176,69 @@ class RenderedBody:
         entries = kept_many(len(posts), keys, make, BODY_CACHE_SECONDS)
         return [entry or {"content": "", "tags": []} for entry in entries]
 
-    def serve(self, request, *args, **kwargs):
+    def figures_at(self, request=None) -> str | None:
+        """Return the URL the body's figures are served under; None in a preview.
+
+        A preview shows a draft, whose figures have no public URL yet: they
+        are shown inline.
+        """
+        if getattr(request, "is_preview", False):
+            return None
+        url = self.get_url(request)
+        return f"{url}{FIGURES}/" if url else None
+
+    def figure_ids(self) -> list[str]:
+        """Return the block ids of the body's interactive figures."""
+        return [
+            block["id"]
+            for block in self.body.raw_data
+            if block["type"] == "html_figure" and block.get("id")
+        ]
+
+    def figure_paths(self) -> set[str]:
+        """Return the paths the body's figures are served at, to purge with the page."""
+        ids = self.figure_ids()
+        return {
+            f"{path}{FIGURES}/{block_id}/"
+            for path in site_paths(self.url_path)
+            for block_id in ids
+        }
+
+    def figure_markup(self, block_id: str) -> str | None:
+        """Return the HTML of the body's figure ``block_id``, or None."""
+        for block in self.body.raw_data:
+            if block["type"] == "html_figure" and block.get("id") == block_id:
+                return block["value"].get("html") or ""
+        return None
+
+    def route(self, request, path_components):
+        # <page url>figures/<block id>/ of a live page: Wagtail's serve view
+        # then checks the page's view restrictions, as for the page itself.
+        if (
+            len(path_components) == 2
+            and path_components[0] == FIGURES
+            and self.live
+            and self.figure_markup(path_components[1]) is not None
+        ):
+            return RouteResult(self, kwargs={"figure": path_components[1]})
+        return super().route(request, path_components)
+
+    def serve_figure(self, request, block_id: str):
+        """Serve a figure's own document, under a policy that runs its scripts only.
+
+        Sandboxed by its policy (an opaque origin, even opened on its own),
+        framed by this site only, and kept in the page cache like a page.
+        """
+        document = figure_document(self.figure_markup(block_id) or "")
+        response = HttpResponse(document, content_type="text/html; charset=utf-8")
+        response["X-Frame-Options"] = "SAMEORIGIN"
+        response["X-Robots-Tag"] = "noindex"
+        response._csp_replace = figure_policy(document)
+        return response
+
+    def serve(self, request, *args, figure=None, **kwargs):
+        if figure is not None:
+            return self.serve_figure(request, figure)
         return _with_body(super().serve(request, *args, **kwargs))
 
     def serve_preview(self, request, mode_name):

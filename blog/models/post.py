@@ -251,6 +251,7 @@ class PostPage(
         """Return the paths of every page that shows this post (``blog.paths``)."""
         ancestors = list(self.get_ancestors().specific())
         paths = site_wide_paths() | listing_paths(ancestors) | paths_of([self])
+        paths |= self.figure_paths()
         paths.add(reverse("social_image", args=[self.pk]))
         parent = ancestors[-1]
         if getattr(parent, "ordering", None) == SeriesOrdering.EXPLORER:

@@ -129,13 +129,15 @@ class SeriesPage(
         """Return what shows this page (see ``pagecache.purge``).
 
         A top-level section is in every page's header: every page. A nested
-        series is in the listings above it and the breadcrumbs below it.
+        series is in the listings above it and the breadcrumbs below it; its
+        intro's figures are served at their own paths.
         """
         ancestors = list(self.get_ancestors().specific())
         if is_site_root(ancestors[-1]):
             return None
         subtree = self.get_descendants(inclusive=True).only("url_path")
-        return listing_paths([*ancestors, self]) | paths_of(subtree)
+        paths = listing_paths([*ancestors, self]) | paths_of(subtree)
+        return paths | self.figure_paths()
 
     def posts(self):
         """Return the live posts this page lists.

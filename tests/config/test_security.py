@@ -63,24 +63,70 @@ def test_every_response_carries_the_sites_policies(client, post, url):
     assert response["X-Frame-Options"] == "DENY"
 
 
-def test_a_figure_s_inline_scripts_and_no_others_are_allowed(client, figure_post):
+def figure_src(response) -> str:
+    """Return the URL of the first figure's document on a page."""
+    from bs4 import BeautifulSoup
+
+    frame = BeautifulSoup(response.content, "html.parser").select_one(
+        "figure.block-html-figure iframe"
+    )
+    assert frame["sandbox"] == ["allow-scripts"]
+    assert not frame.has_attr("srcdoc")
+    return frame["src"]
+
+
+def test_a_page_with_a_figure_allows_no_inline_script(client, figure_post):
     response = client.get(figure_post.url)
     assert response.status_code == 200
+    # The figure's scripts would run in the page itself as well.
+    assert directives(response)["script-src"] == ["'self'"]
+    assert "sha256-" not in response["Content-Security-Policy"]
+
+
+def test_a_figure_s_document_allows_its_inline_scripts_and_no_others(
+    client, figure_post
+):
+    response = client.get(figure_src(client.get(figure_post.url)))
+    assert response.status_code == 200
+    assert response.content.decode() == FIGURE_HTML
+    policy = directives(response)
     # Not the external one: it is loaded from the figure's own (opaque) origin.
-    assert set(directives(response)["script-src"]) == {
-        "'self'",
+    assert set(policy["script-src"]) == {
         sha256_source(FIGURE_SCRIPT),
         sha256_source("draw(1)"),
     }
+    # Sandboxed even when opened on its own, and framed by this site only.
+    assert policy["sandbox"] == ["allow-scripts"]
+    assert policy["frame-ancestors"] == ["'self'"]
+    assert response["X-Frame-Options"] == "SAMEORIGIN"
+    assert set(policy["img-src"]) == {"'self'", "data:", "https:"}
+    assert policy["object-src"] == ["'none'"]
 
 
-def test_a_cached_post_keeps_its_figure_scripts(client, figure_post, settings):
+def test_a_figure_without_scripts_allows_none(client, home):
+    post = PostPageFactory(parent=home, slug="svg", title="静态图")
+    post.body = [("html_figure", {"html": "<svg></svg>", "height": 90, "caption": ""})]
+    post.save_revision().publish()
+    response = client.get(figure_src(client.get(post.url)))
+    assert response.content == b"<svg></svg>"
+    assert directives(response)["script-src"] == ["'none'"]
+
+
+def test_a_cached_figure_keeps_its_policy(client, figure_post, settings):
     settings.PAGE_CACHE_SECONDS = 3600
-    client.get(figure_post.url)
-    cached = client.get(figure_post.url)
+    page = client.get(figure_post.url)
+    client.get(figure_src(page))
+    cached = client.get(figure_src(page))
     assert cached["X-Page-Cache"] == "hit"
-    assert sha256_source(FIGURE_SCRIPT) in directives(cached)["script-src"]
-    assert sha256_source(FIGURE_SCRIPT) not in directives(client.get("/"))["script-src"]
+    policy = directives(cached)
+    assert sha256_source(FIGURE_SCRIPT) in policy["script-src"]
+    assert "'self'" not in policy["script-src"]
+    assert policy["sandbox"] == ["allow-scripts"]
+    assert cached["X-Frame-Options"] == "SAMEORIGIN"
+    again = client.get(figure_post.url)
+    assert again["X-Page-Cache"] == "hit"
+    assert directives(again)["script-src"] == ["'self'"]
+    assert again["X-Frame-Options"] == "DENY"
 
 
 def test_carriage_returns_are_hashed_as_the_browser_reads_them(home):

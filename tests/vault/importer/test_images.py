@@ -430,10 +430,15 @@ def test_a_centred_html_image_with_a_line_of_text_is_a_captioned_image(
 
 
 def figure_html(client, source_path: str) -> str:
-    """Return the HTML the page's first interactive figure shows in its iframe."""
-    srcdoc = re.search(r'srcdoc="([^"]*)"', page_html(client, source_path))
-    assert srcdoc is not None
-    return html_module.unescape(srcdoc.group(1))
+    """Return the HTML the page's first interactive figure shows in its iframe.
+
+    The figure is a document of its own, at the iframe's ``src``.
+    """
+    src = re.search(r'<iframe [^>]*\bsrc="([^"]*)"', page_html(client, source_path))
+    assert src is not None
+    response = client.get(html_module.unescape(src.group(1)))
+    assert response.status_code == 200
+    return response.content.decode()
 
 
 def test_images_in_an_html_figure_come_from_the_media_library(
