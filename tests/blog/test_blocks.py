@@ -433,6 +433,23 @@ def test_html_figure_runs_in_a_sandboxed_iframe():
     assert "allow-same-origin" not in html
 
 
+def test_html_figure_of_a_live_page_loads_its_own_document():
+    # Its own URL, under its own policy: none of it is in this page.
+    block = HtmlFigureBlock()
+    value = block.to_python(
+        {"html": "<script>draw()</script>", "height": 300, "caption": ""}
+    )
+
+    html = block.render(value, {"figures_at": "/post/figures/", "block_id": "b1"})
+
+    assertHTMLEqual(
+        html,
+        '<figure class="block-html-figure">'
+        '<iframe sandbox="allow-scripts" src="/post/figures/b1/" height="300" '
+        'loading="lazy" title="交互式图"></iframe></figure>',
+    )
+
+
 def test_html_figure_without_caption_has_a_default_title():
     block = HtmlFigureBlock()
     value = block.to_python({"html": "<p>hi</p>", "height": 120, "caption": ""})

@@ -96,24 +96,38 @@ def test_copy_button_copies_the_code(open_page):
     assert problems.errors == []
 
 
-def test_a_figure_runs_its_script_under_the_sites_content_security_policy(open_page):
+def test_a_figure_runs_its_script_in_its_own_sandboxed_document(open_page):
     page, problems = open_page(FIGURE_POST)
     policy = page.evaluate(
         "fetch(location.href).then(r => r.headers.get('content-security-policy'))"
     )
-    assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+    # The page itself allows no inline script, not even the figure's.
+    script_src = policy.split("script-src")[1].split(";")[0]
+    assert "'unsafe-inline'" not in script_src
+    assert "sha256-" not in script_src
+    # The figure is a document at its own URL, with a policy of its own.
+    src = page.locator("figure.block-html-figure iframe").first.get_attribute("src")
+    assert "/figures/" in src
+    figure_policy = page.evaluate(
+        "(src) => fetch(src).then(r => r.headers.get('content-security-policy'))", src
+    )
+    assert "sandbox allow-scripts" in figure_policy
+    assert "sha256-" in figure_policy.split("script-src")[1].split(";")[0]
     frame = page.frame_locator("figure.block-html-figure iframe")
     # The figure's inline script draws the banks and writes its verdict.
     assert frame.locator("#verdict").text_content(timeout=5000) == "无冲突：一次完成"
     frame.locator("#stride").fill("2")
     assert frame.locator("#verdict").text_content() == "2-way bank conflict：串行 2 次"
+    # It runs in an opaque origin, not the site's.
+    figure = next(f for f in page.frames if "/figures/" in f.url)
+    assert figure.evaluate("window.origin") == "null"
     # A blocked script would be a console error ("Refused to execute…").
     assert problems.errors == []
 
 
 def test_a_figure_still_runs_when_the_browser_revalidates_the_page(open_page):
-    # The reload is answered 304: the policy the browser keeps must still
-    # allow the figure's script.
+    # The reload is answered 304 (the page and the figure's document): the
+    # policy the browser keeps must still allow the figure's script.
     page, problems = open_page(FIGURE_POST)
     page.wait_for_load_state("networkidle")
     page.reload(wait_until="networkidle")
