@@ -83,6 +83,9 @@ class RenderedBody:
     The page also defines ``tag_names(posts)`` for its feed entries.
     """
 
+    # The model field ``body`` is (SeriesPage calls it ``intro``).
+    body_field = "body"
+
     def body_digest(self) -> str:
         """Return a digest of the body's content, for cache keys of what it renders.
 
@@ -187,17 +190,32 @@ class RenderedBody:
         url = self.get_url(request)
         return f"{url}{FIGURES}/" if url else None
 
-    def figure_ids(self) -> list[str]:
+    def figure_ids(self, body=None) -> list[str]:
         """Return the block ids of the body's interactive figures."""
         return [
             block["id"]
-            for block in self.body.raw_data
+            for block in (self.body if body is None else body).raw_data
             if block["type"] == "html_figure" and block.get("id")
         ]
 
+    def save(self, *args, **kwargs):
+        # The figures the saved body had: one that a publish removes is
+        # purged with the rest (figure_paths), not left in the page cache.
+        fields = kwargs.get("update_fields")
+        field = self.body_field
+        if self.pk and (fields is None or field in fields):
+            stored = type(self).objects.filter(pk=self.pk).values_list(field, flat=True)
+            self.figure_ids_before = [
+                i for body in stored for i in self.figure_ids(body)
+            ]
+        return super().save(*args, **kwargs)
+
     def figure_paths(self) -> set[str]:
-        """Return the paths the body's figures are served at, to purge with the page."""
-        ids = self.figure_ids()
+        """Return the paths the body's figures are served at, to purge with the page.
+
+        The figures it had before it was last saved in this process too.
+        """
+        ids = {*self.figure_ids(), *getattr(self, "figure_ids_before", ())}
         return {
             f"{path}{FIGURES}/{block_id}/"
             for path in site_paths(self.url_path)

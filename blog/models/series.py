@@ -97,6 +97,7 @@ class SeriesPage(
     )
 
     objects = PageManager.from_queryset(SeriesPageQuerySet)()
+    body_field = "intro"
     # Serves <url>feed/, linked from its <head> (blog.seo).
     has_feed = True
 

@@ -129,6 +129,20 @@ def test_publishing_a_change_purges_the_figure(
     assert response.content.decode() == "<p>甲，改过</p>"
 
 
+def test_a_figure_a_publish_removes_is_purged(
+    client, figure_post, settings, django_capture_on_commit_callbacks
+):
+    settings.PAGE_CACHE_SECONDS = 3600
+    url = figure_srcs(client.get("/figure/"))[0]
+    client.get(url)
+    assert client.get(url)["X-Page-Cache"] == "hit"
+
+    figure_post.body = figure_post.body.raw_data[1:]
+    publish(figure_post, django_capture_on_commit_callbacks)
+
+    assert client.get(url).status_code == 404
+
+
 def test_a_series_intro_s_figures_are_served_too(
     client, home, django_capture_on_commit_callbacks, settings
 ):
