@@ -17,18 +17,28 @@ pytestmark = pytest.mark.django_db
 
 # What differs and means the same to a reader: rendition files, named after
 # the image file and made anew in each site; footnote anchors, named after the
-# block's id; a line break in the source of a paragraph, which renders as a space.
+# block's id; a figure's own URL, named after its block's id (what it serves is
+# compared apart); a line break in the source of a paragraph, which renders as a
+# space.
 _RENDITION = re.compile(r"/media/images/[^\s\"',]+")
 _FOOTNOTE = re.compile(r"(fn(?:ref)?-)[0-9a-f]+-")
+_FIGURE = re.compile(r"/figures/[0-9a-f-]+/")
 _PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
 
 
 def reader_html(markup: str) -> str:
     markup = _FOOTNOTE.sub(r"\1ID-", _RENDITION.sub("RENDITION", markup.strip()))
+    markup = _FIGURE.sub("/figures/ID/", markup)
     parts = _PRE.split(markup)
     return "".join(
         part if part.startswith("<pre") else re.sub(r"\s+", " ", part) for part in parts
     )
+
+
+def figure_document(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.content.decode()
 
 
 def rendered_site(client, home) -> dict[str, dict]:
@@ -51,6 +61,10 @@ def rendered_site(client, home) -> dict[str, dict]:
                 "meta": html.select_one(".post-meta").get_text(" ", strip=True),
                 "body": reader_html(body.decode_contents()),
                 "images": len(body.find_all("img")),
+                "figures": [
+                    figure_document(client, frame["src"])
+                    for frame in body.select("iframe[src*='/figures/']")
+                ],
             }
         else:
             intro = html.select_one(".intro")
@@ -73,6 +87,7 @@ def test_the_export_of_an_imported_vault_imports_into_the_same_site(
     run = run_import(vault)
     assert run.error is None, run.out
     before = rendered_site(client, home)
+    assert any(seen.get("figures") for seen in before.values())
     assert sum(page.get("images", 0) for page in before.values()) >= 2
     assert any("katex" in page.get("body", "") for page in before.values())
     assert len(before) == PostPage.objects.live().count() + SeriesPage.objects.count()
