@@ -36,7 +36,6 @@ from django.conf import settings
 from django.core.exceptions import MiddlewareNotUsed, SuspiciousFileOperation
 from django.core.files.storage import FileSystemStorage, storages
 from django.http import FileResponse, HttpResponse, HttpResponseNotFound
-from django.utils._os import safe_join
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 from django.utils.module_loading import import_string
@@ -92,6 +91,7 @@ class MediaFilesMiddleware:
         if storage is None:
             raise MiddlewareNotUsed
         self.get_response = get_response
+        self.storage = storage
         self.prefix = storage.base_url
         self.root = os.path.realpath(storage.location)
 
@@ -146,7 +146,8 @@ class MediaFilesMiddleware:
         if any(not part or part.startswith(".") for part in parts):
             return None  # empty segments, . and .., hidden files
         try:
-            filename = os.path.realpath(safe_join(self.root, name))
+            # FileSystemStorage.path refuses a name that leads out of its folder.
+            filename = os.path.realpath(self.storage.path(name))
         except (SuspiciousFileOperation, ValueError):
             return None
         if not filename.startswith(self.root + os.sep):
