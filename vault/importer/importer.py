@@ -24,7 +24,7 @@ from wagtail.models import Page
 
 from blog.models import PostPage, SeriesPage
 from pagecache.cache import purge_all_at_end
-from rendering.markdown import strip_attr_lists
+from rendering.mkdocs import strip_attr_lists
 
 from .assets import AssetFinder, local_part
 from .blocks import parse_body

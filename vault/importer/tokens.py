@@ -15,7 +15,8 @@ from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 
 from rendering.cjk import cjk_emphasis_plugin
-from rendering.markdown import math_plugin, mkdocs_plugin, nesting_plugin
+from rendering.markdown import math_plugin, nesting_plugin
+from rendering.mkdocs import mkdocs_plugin
 from rendering.shortcodes import emoji_plugin
 
 
