@@ -342,14 +342,19 @@ def _record(keys: list[str]):
     return pending
 
 
-def _delete(pending) -> None:
-    """Delete a recorded purge's token keys from the cache, then its record."""
-    keys = pending.keys
+def _delete_tokens(keys: list[str]) -> None:
+    """Forget these token keys in this request, then delete them from the cache."""
     read = _read_tokens.get()
     for key in keys if read else ():
         read.pop(key, None)
+    page_cache().delete_many(keys)
+
+
+def _delete(pending) -> None:
+    """Delete a recorded purge's token keys from the cache, then its record."""
+    keys = pending.keys
     try:
-        page_cache().delete_many(keys)
+        _delete_tokens(keys)
     except Exception:
         logger.exception(
             "Could not purge %d paths from the page cache; trying again", len(keys)
@@ -430,11 +435,8 @@ def replay_purges() -> bool:
     if not rows:
         return True
     keys = sorted({key for _, row_keys in rows for key in row_keys})
-    read = _read_tokens.get()
-    for key in keys if read else ():
-        read.pop(key, None)
     try:
-        page_cache().delete_many(keys)
+        _delete_tokens(keys)
     except Exception:
         logger.debug("The page cache is still unreachable", exc_info=True)
         return False
