@@ -36,13 +36,14 @@ class BlogConfig(AppConfig):
     def ready(self):
         from wagtail.signals import page_published
 
-        from blog import purging
+        from blog import purging, warming
         from blog.models import PostPage
         from rendering.cache import set_store
         from search.query import reindex_published_post
 
         set_store(DjangoRenderStore())
         purging.connect()
+        warming.connect()
         page_published.connect(
             reindex_published_post, sender=PostPage, dispatch_uid="search"
         )

@@ -193,14 +193,19 @@ def remember_at(paths, name: str, compute: Callable[[], T]) -> T:
     )
 
 
-def kept(key: Callable[[], str], compute: Callable[[], T], timeout: int) -> T:
+def kept(
+    key: Callable[[], str],
+    compute: Callable[[], T],
+    timeout: int,
+    keep: Callable[[T], bool] | None = None,
+) -> T:
     """Return the ``renders`` cache's value under ``key()``, or compute and keep it.
 
     ``key`` is a function because it reads the page cache's tokens, which may
     fail too. A failing cache is logged and bypassed: an outage must not take
-    pages down with it.
+    pages down with it. A value ``keep`` refuses is returned but not kept.
     """
-    return kept_many(1, lambda: [key()], lambda _: [compute()], timeout)[0]
+    return kept_many(1, lambda: [key()], lambda _: [compute()], timeout, keep)[0]
 
 
 def kept_many(
@@ -208,12 +213,13 @@ def kept_many(
     keys: Callable[[], list[str]],
     compute: Callable[[list[int]], list[T]],
     timeout: int,
+    keep: Callable[[T], bool] | None = None,
 ) -> list[T]:
     """Return ``kept`` of ``count`` values at once: one cache read for them all.
 
     ``keys()`` returns their ``count`` keys; ``compute(indexes)`` the values
-    at those indexes, the ones the cache lacks, in one go; a value of None
-    is returned but not kept.
+    at those indexes, the ones the cache lacks, in one go; a value of None,
+    or one ``keep`` refuses, is returned but not kept.
     """
     if purges_pending():  # the keys would read tokens that were to be purged
         return compute(list(range(count)))
@@ -231,7 +237,7 @@ def kept_many(
     made = {}
     for i, value in zip(todo, compute(todo), strict=True):
         values[i] = value
-        if value is not None:
+        if value is not None and (keep is None or keep(value)):
             made[names[i]] = value
     if not made:
         return values

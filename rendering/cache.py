@@ -28,6 +28,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, ParamSpec, Protocol, runtime_checkable
 
+from . import budget
+
 logger = logging.getLogger(__name__)
 
 # Bump when the HTML our own code wraps around renderer output changes.
@@ -300,13 +302,20 @@ def make_key(namespace: str, payload: Any) -> str:
 P = ParamSpec("P")
 
 
-def memoize(namespace: str) -> Callable[[Callable[P, str]], Callable[P, str]]:
+def memoize(
+    namespace: str, deferred: Callable[..., str] | None = None
+) -> Callable[[Callable[P, str]], Callable[P, str]]:
     """Return a decorator caching a str-returning pure function in the store.
 
     Arguments are bound to the signature first, so ``f(x)``, ``f(x, False)`` and
     ``f(x, display=False)`` share one entry. Exceptions propagate and are never
     cached. A failing store (say, Redis is down) is logged and bypassed: a cache
     outage must not take pages down with it.
+
+    ``deferred`` is the function's stand-in, called with the same arguments
+    when the render budget is spent (``rendering.budget``) and the cache lacks
+    the result. A stand-in, and any result made while one was shown (a
+    Markdown text around a formula put off), is returned but never kept.
     """
 
     def decorator(func: Callable[P, str]) -> Callable[P, str]:
@@ -335,9 +344,15 @@ def memoize(namespace: str) -> Callable[[Callable[P, str]], Callable[P, str]]:
                 with _stats_lock:
                     _hits[namespace] += 1
                 return cached
-            result = func(*args, **kwargs)
+            if deferred is not None and budget.spent():
+                budget.defer()
+                return deferred(*args, **kwargs)
+            with budget.watch() as seen:
+                result = func(*args, **kwargs)
             with _stats_lock:
                 _renders[namespace] += 1
+            if seen.provisional:
+                return result
             if current is not None:
                 current.known[key] = current.pending[key] = result
                 if len(current.pending) >= WRITE_CHUNK:

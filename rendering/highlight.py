@@ -200,7 +200,12 @@ def parse_line_spec(spec: str) -> list[int]:
     return sorted(lines)
 
 
-@memoize("pygments")
+def _put_off(code: str, language: str, **options) -> str:
+    """Return the code unhighlighted, shown until the render budget allows Pygments."""
+    return f'<div class="highlight"><pre><code>{html.escape(code)}</code></pre></div>'
+
+
+@memoize("pygments", deferred=_put_off)
 def highlight(
     code: str,
     language: str,

@@ -205,7 +205,13 @@ def _valid_mathml(markup: str) -> str:
     )
 
 
-@memoize("katex")
+def _put_off(tex: str, display: bool, output: str = "htmlAndMathml") -> str:
+    """Return a formula's source, shown until the render budget allows KaTeX's."""
+    tag = "div" if display else "span"
+    return f'ok:<{tag} class="math-pending"><code>{html.escape(tex)}</code></{tag}>'
+
+
+@memoize("katex", deferred=_put_off)
 def _katex(tex: str, display: bool, output: str = "htmlAndMathml") -> str:
     """Return ``"ok:" + html`` or ``"err:" + KaTeX's message`` for one formula.
 

@@ -6,6 +6,7 @@ import secrets
 
 from django.http import HttpResponse
 from django.utils.functional import cached_property
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from wagtail.url_routing import RouteResult
 
@@ -20,7 +21,7 @@ from blog.blocks import (
 from blog.text import body_pieces, body_text
 from config.security import allow_figure_scripts, figure_policy, figure_script_sources
 from pagecache.cache import kept, kept_many, page_tokens, pages_tokens, site_paths
-from rendering import render_inline_text
+from rendering import budget, render_inline_text
 from rendering.cache import batch, make_key
 from rendering.feed import absolutize_urls, as_character_data
 from rendering.math import prefetch_math
@@ -57,6 +58,11 @@ def _place_body(response):
         response.content = b"".join([before, response.context_data["body_html"], after])
     allow_figure_scripts(response, response.context_data["rendered"]["scripts"])
     return response
+
+
+def _whole(rendered: dict) -> bool:
+    """Return whether a render has every part typeset, so it may be kept."""
+    return not rendered.get("provisional")
 
 
 def render_body(page, context: dict) -> str:
@@ -118,16 +124,21 @@ class RenderedBody:
 
         def render():
             context = {"page": self, "request": request, "figures_at": figures_at}
-            html = render_body(self, context)
+            with budget.watch() as seen:
+                html = render_body(self, context)
+                toc = self.toc
             return {
                 "html": html.encode(),
-                "toc": self.toc,
+                "toc": toc,
                 "minutes": self.reading_minutes,
                 # What the page needs to load: KaTeX's CSS and fonts, Pygments' CSS.
-                "math": 'class="katex' in html,
+                "math": 'class="katex' in html or "math-pending" in html,
                 "code": 'class="highlight' in html,
                 # A preview's inline figures (srcdoc), whose scripts it allows.
                 "scripts": [] if figures_at else figure_script_sources(html),
+                # Past the request's render budget, parts show their source
+                # (rendering/budget.py): shown, not kept.
+                "provisional": seen.provisional,
             }
 
         def key():
@@ -135,7 +146,7 @@ class RenderedBody:
             parts = [self.pk, tokens, self.body_digest(), figures_at]
             return make_key("post-body", parts)
 
-        return kept(key, render, BODY_CACHE_SECONDS)
+        return kept(key, render, BODY_CACHE_SECONDS, keep=_whole)
 
     @classmethod
     def feed_entries(cls, posts, request, urls) -> list[dict]:
@@ -165,18 +176,33 @@ class RenderedBody:
             whole = cls.objects.filter(pk__in=pks).in_bulk()
             tags = cls.tag_names(whole.values())
             return [
-                {"content": render(whole[pk], urls[i]), "tags": tags[pk]}
-                if pk in whole
-                else None
+                entry(whole[pk], urls[i], tags[pk]) if pk in whole else None
                 for pk, i in zip(pks, indexes, strict=True)
             ]
+
+        def entry(post, url, tags):
+            # Past the request's render budget, an entry is its summary and a
+            # link (rendering/budget.py): shown, not kept.
+            if not budget.spent():
+                with budget.watch() as seen:
+                    content = render(post, url)
+                if not seen.provisional:
+                    return {"content": content, "tags": tags}
+            else:
+                budget.defer()
+            return {"content": summary(post, url), "tags": tags, "provisional": True}
 
         def render(post, url):
             context = {"page": post, "request": request, "feed": True, "page_url": url}
             html = render_body(post, context)
             return as_character_data(absolutize_urls(html, url))
 
-        entries = kept_many(len(posts), keys, make, BODY_CACHE_SECONDS)
+        def summary(post, url):
+            text = getattr(post, "summary", "")
+            html = format_html('<p>{}</p><p><a href="{}">阅读全文</a></p>', text, url)
+            return as_character_data(html)
+
+        entries = kept_many(len(posts), keys, make, BODY_CACHE_SECONDS, keep=_whole)
         return [entry or {"content": "", "tags": []} for entry in entries]
 
     def figures_at(self, request=None) -> str | None:

@@ -74,6 +74,10 @@ MIDDLEWARE = [
     # anything below runs; on a miss it stores what compression and ConditionalGet
     # made.
     "pagecache.middleware.PageCacheMiddleware",
+    # A public page renders afresh for at most RENDER_BUDGET_SECONDS; past it,
+    # formulas and code show their source, and the page is not cached
+    # (config/budget.py).
+    "config.budget.RenderBudgetMiddleware",
     # 304 to a client whose copy is still current, by the tag compression gave.
     "django.middleware.http.ConditionalGetMiddleware",
     # Brotli for public pages, Django's gzip for the rest, and an ETag on each
@@ -310,6 +314,15 @@ PAGE_CACHE_ALIAS = "default"
 PAGE_CACHE_PURGE_CHECK_SECONDS = float(
     os.environ.get("PAGE_CACHE_PURGE_CHECK_SECONDS", "1")
 )
+# The seconds of fresh rendering (KaTeX, Pygments) a reader's request may do
+# when the render cache lacks a page's parts: past it, what is left shows its
+# source, and the page is not cached until it is whole (config/budget.py).
+# Well under the worker's timeout (GUNICORN_TIMEOUT); 0 lifts the bound.
+RENDER_BUDGET_SECONDS = float(os.environ.get("RENDER_BUDGET_SECONDS", "5"))
+# Background work after a commit (Wagtail's reference index, blog/warming.py):
+# run in the process that committed, once it has. A deployment with a task
+# worker names its backend here (django_tasks' TASKS setting).
+TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
 LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
 PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/"]

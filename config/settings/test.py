@@ -21,6 +21,9 @@ LISTING_CACHE_SECONDS = 0
 # query to whichever request came a second after the last, and query counts
 # would vary. Tests of the purges that outlive a process set a number.
 PAGE_CACHE_PURGE_CHECK_SECONDS = None
+# Off, so a slow test machine never shows a formula as source; the tests of
+# the budget set one (tests/config/test_budget.py).
+RENDER_BUDGET_SECONDS = 0
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 

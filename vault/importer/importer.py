@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from wagtail.models import Page
 
+from blog import warming
 from blog.models import PostPage, SeriesPage
 from pagecache.cache import purge_all_at_end
 from rendering.mkdocs import strip_attr_lists
@@ -127,7 +128,7 @@ class Importer(SaveMixin, PlacesMixin):
         if self.remote is not None:
             self.remote.prefetch(self._remote_images_to_save())
         outer = transaction.atomic() if self.dry_run else contextlib.nullcontext()
-        with outer, self._purges():
+        with warming.collected() as touched, outer, self._purges():
             # Each page is indexed once, when every file is written, rather than
             # at each of its saves; a page rolled back is not indexed at all.
             with deferred_index_updates():
@@ -144,6 +145,8 @@ class Importer(SaveMixin, PlacesMixin):
                 self._note_orphans()
             if self.dry_run:
                 transaction.set_rollback(True)
+        if not self.dry_run:
+            self._warm(touched)
         self.report.images_created = self.images.created
         self.report.notes.append(
             f"Line breaks: {'on' if self.breaks.value else 'off'} "
@@ -151,6 +154,22 @@ class Importer(SaveMixin, PlacesMixin):
             + ("is a line break." if self.breaks.value else "joins the lines.")
         )
         return self.report
+
+    def _warm(self, touched: warming.Noted) -> None:
+        """Render the pages and images written, so readers never wait for them."""
+        total = len(touched.pages) + len(touched.images)
+        if not total:
+            return
+
+        def progress(done: int, count: int, label: str) -> None:
+            if self.progress:
+                self.progress(self._done, len(self.sources), f"渲染 {done}/{count}")
+
+        warmed = warming.warm(touched.pages, touched.images, progress)
+        self.report.notes.append(
+            f"{warmed} pages and images rendered ahead of readers "
+            "(math, code, feed entries, image sizes)"
+        )
 
     def _remote_images_to_save(self) -> list[str]:
         """Return the URLs of the remote images of the files that will be saved."""

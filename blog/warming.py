@@ -1,0 +1,172 @@
+"""Render what readers will ask for before they come.
+
+A reader's request renders only what its budget allows (``config/budget.py``);
+the rest is made here, outside any request: a page's body (math, code,
+headings, and the renditions of its images) and a post's feed entry, kept in
+the render cache, and every rendition the templates show of an image.
+
+- When a page is published, or an image saved, a task is enqueued after the
+  transaction commits (``django_tasks``; with the default immediate backend
+  it runs in the process that saved, once the change is committed).
+- ``import_markdown`` collects what it touched (``collected()``) and warms it
+  once at its end.
+- ``manage.py warm_cache`` warms the whole site: after a deploy or a flush of
+  Redis. gunicorn starts it beside the workers (``config/gunicorn.py``).
+
+Rendering is by content hash, so warming what is warm already costs a cache
+read per body.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+
+from django.db import transaction
+from django_tasks import task
+from wagtail.images import get_image_model
+from wagtail.images.shortcuts import get_renditions_or_not_found
+from wagtail.models import Page
+
+from blog.models import PostPage, SeriesPage
+from blog.site_urls import root_url_of
+from blog.templatetags.picture_tags import picture_specs
+
+logger = logging.getLogger(__name__)
+
+# Posts whose feed entries are rendered in one go (one query loads them).
+FEED_BATCH = 20
+
+
+@dataclass
+class Noted:
+    """Pages and images to warm once a bulk change ends."""
+
+    pages: set[int] = field(default_factory=set)
+    images: set[int] = field(default_factory=set)
+
+
+_collecting: ContextVar[Noted | None] = ContextVar("warming_collected", default=None)
+
+
+@contextmanager
+def collected() -> Iterator[Noted]:
+    """Note the pages published and images saved inside the block, not warm them.
+
+    The caller warms them at its end (``warm``): a bulk change renders each
+    once, not at every save.
+    """
+    noted = Noted()
+    token = _collecting.set(noted)
+    try:
+        yield noted
+    finally:
+        _collecting.reset(token)
+
+
+def warm(
+    pages: Iterable[int] = (),
+    images: Iterable[int] = (),
+    progress: Callable[[int, int, str], None] | None = None,
+) -> int:
+    """Render the pages and images of these ids; return how many were warmed.
+
+    ``progress(done, total, label)`` is told of each. One that fails is logged
+    and skipped: warming is an optimisation, never a reason to fail a save.
+    """
+    pages = set(pages)
+    posts = PostPage.objects.live().filter(pk__in=pages).order_by("-date", "-pk")
+    found = [*posts, *SeriesPage.objects.live().filter(pk__in=pages)]
+    work = [*found, *sorted(set(images))]
+    warmed = 0
+    for done, item in enumerate(work, 1):
+        try:
+            if isinstance(item, Page):
+                warm_page(item)
+            else:
+                warm_image(item)
+        except Exception:
+            logger.exception("Could not warm %r", item)
+        else:
+            warmed += 1
+        if progress is not None:
+            progress(done, len(work), str(item) if isinstance(item, Page) else "图片")
+    feed_posts = [page.pk for page in found if isinstance(page, PostPage)]
+    for start in range(0, len(feed_posts), FEED_BATCH):
+        try:
+            warm_feed_entries(feed_posts[start : start + FEED_BATCH])
+        except Exception:
+            logger.exception("Could not warm feed entries")
+    return warmed
+
+
+def warm_page(page) -> None:
+    """Render ``page``'s body for its page (its images' renditions with it)."""
+    page.rendered(None)
+
+
+def warm_feed_entries(post_ids: list[int]) -> None:
+    """Render the feed entries of these posts, as every feed that lists them reads.
+
+    Tag, series and site feeds share an entry: it is keyed by the post, its
+    URL and its body.
+    """
+    posts = list(PostPage.objects.filter(pk__in=post_ids).for_feed())
+    urls = [urljoin(root_url_of(p.get_site()) + "/", p.get_url(None)) for p in posts]
+    PostPage.feed_entries(posts, None, urls)
+
+
+def warm_image(image_id: int) -> None:
+    """Make every rendition the templates show of the image ``image_id``."""
+    image = get_image_model().objects.filter(pk=image_id).first()
+    if image is not None:
+        get_renditions_or_not_found(image, picture_specs(image))
+
+
+@task()
+def warm_task(pages: list[int], images: list[int]) -> int:
+    """Warm these pages and images (``warm``), as a task."""
+    return warm(pages, images)
+
+
+def _enqueue(pages: list[int] = (), images: list[int] = ()) -> None:
+    noted = _collecting.get()
+    if noted is not None:
+        noted.pages.update(pages)
+        noted.images.update(images)
+        return
+    # After the commit: a task run elsewhere must find the change, and a
+    # rolled back change is not warmed.
+    transaction.on_commit(lambda: warm_task.enqueue(list(pages), list(images)))
+
+
+def _on_publish(sender, instance, **kwargs):
+    _enqueue(pages=[instance.pk])
+
+
+def _on_image_saved(sender, instance, created=False, update_fields=None, **kwargs):
+    # A new file, or a new focal point, makes new renditions; a title does not.
+    fields = set(update_fields or ())
+    if created or not fields or fields & {"file", "focal_point_x", "focal_point_y"}:
+        _enqueue(images=[instance.pk])
+
+
+def connect() -> None:
+    """Warm on publish and on image save (from AppConfig.ready)."""
+    from django.db.models.signals import post_save
+    from wagtail.signals import page_published
+
+    for model in (PostPage, SeriesPage):
+        page_published.connect(_on_publish, sender=model, dispatch_uid="warming")
+    post_save.connect(_on_image_saved, sender=get_image_model(), dispatch_uid="warming")
+
+
+def warm_site(progress: Callable[[int, int, str], None] | None = None) -> int:
+    """Warm every live page with a body and every image; return how many."""
+    pages = Page.objects.live().type(PostPage, SeriesPage).values_list("pk", flat=True)
+    images = get_image_model().objects.values_list("pk", flat=True)
+    return warm(list(pages), list(images), progress)
