@@ -38,11 +38,16 @@ class BlogConfig(AppConfig):
 
         from blog import purging, warming
         from blog.models import PostPage
+        from pagecache import purge
         from rendering.cache import set_store
         from search.query import reindex_published_post
 
         set_store(DjangoRenderStore())
         purging.connect()
+        # The page cache's purges first (connecting twice is a no-op): the
+        # warm-up a publish starts after the commit then keeps its renders
+        # under the tokens the purge left, not the ones it deletes.
+        purge.connect()
         warming.connect()
         page_published.connect(
             reindex_published_post, sender=PostPage, dispatch_uid="search"

@@ -7,13 +7,19 @@ Each value can be changed from the environment, as a platform sets them:
 - ``GUNICORN_TIMEOUT``: seconds a request may take before its worker is
   replaced (KaTeX has its own, shorter, limit per formula);
 - ``FORWARDED_ALLOW_IPS``: the proxies whose ``X-Forwarded-*`` headers are
-  believed (the TLS proxy in front; 127.0.0.1 by default).
+  believed (the TLS proxy in front; 127.0.0.1 by default);
+- ``WARM_ON_START``: ``0`` not to start ``manage.py warm_cache`` beside the
+  workers when the server is ready (it renders what an empty cache lacks, at
+  a lower priority than the workers; blog/warming.py).
 
 Logs go to stdout and stderr as one JSON object per line, access log included.
 """
 
 import multiprocessing
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 from config.logs import JSON_FORMATTER
 
@@ -30,6 +36,35 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 # Requests larger than these are refused before Django sees them.
 limit_request_line = 8190
 limit_request_fields = 100
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _lower_priority():
+    os.nice(10)
+
+
+def when_ready(server):
+    """Warm the render cache beside the workers, which serve meanwhile."""
+    if os.environ.get("WARM_ON_START", "1") == "0":
+        return
+    # The settings the workers load (config/wsgi.py), unless told otherwise.
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings.production", **os.environ}
+    server.warmer = subprocess.Popen(  # noqa: S603 - our own command
+        [sys.executable, str(ROOT / "manage.py"), "warm_cache", "--no-progress"],
+        cwd=ROOT,
+        env=env,
+        preexec_fn=_lower_priority,  # noqa: PLW1509 - no threads in the master yet
+    )
+
+
+def on_exit(server):
+    """Stop a warm-up still running: the next start makes it again."""
+    warmer = getattr(server, "warmer", None)
+    if warmer is not None and warmer.poll() is None:
+        warmer.terminate()
+        warmer.wait(timeout=10)
+
 
 accesslog = "-"
 errorlog = "-"

@@ -181,15 +181,12 @@ class RenderedBody:
             ]
 
         def entry(post, url, tags):
-            # Past the request's render budget, an entry is its summary and a
-            # link (rendering/budget.py): shown, not kept.
-            if not budget.spent():
-                with budget.watch() as seen:
-                    content = render(post, url)
-                if not seen.provisional:
-                    return {"content": content, "tags": tags}
-            else:
-                budget.defer()
+            # An entry with a part left by the request's render budget is its
+            # summary and a link (rendering/budget.py): shown, not kept.
+            with budget.watch() as seen:
+                content = render(post, url)
+            if not seen.provisional:
+                return {"content": content, "tags": tags}
             return {"content": summary(post, url), "tags": tags, "provisional": True}
 
         def render(post, url):
