@@ -221,7 +221,7 @@ STORAGES = {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage",
     },
 }
-MEDIA_ROOT = BASE_DIR / "media"
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or BASE_DIR / "media")
 MEDIA_URL = "/media/"
 # A CDN or caching proxy in front, purged with the page cache (pagecache/cache.py):
 # FRONTEND_CACHE_PURGE_URL is where PURGE requests go (Varnish, nginx); other
