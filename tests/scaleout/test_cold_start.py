@@ -5,9 +5,12 @@ image. Every cache is emptied after the import rendered it all: the page and
 render caches (Redis, or diskcache's folders without REDIS_URL) and the
 image renditions. gunicorn then starts with the production settings and no
 warm-up (`WARM_ON_START=0`), and 8 clients ask at once for home, the feed,
-the long post and search, round after round. None may get a 5xx or wait as
-long as the worker timeout: each request renders only what its budget
-allows. `warm_cache` then makes the rest, and the long post is whole.
+the long post and search, round after round. None may get a 5xx, and no
+worker may run into its timeout (gunicorn logs "WORKER TIMEOUT" and the
+request fails): each request renders only what its budget allows. The
+clients wait longer than that timeout, so that a machine busy with other
+work (a request queued behind others) is not taken for a worker timing out.
+`warm_cache` then makes the rest, and the long post is whole.
 """
 
 import os
@@ -136,13 +139,14 @@ def server(site, tmp_path_factory):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_serving(process, url + "/healthz", 60, log.read_text)
-        yield url
+        yield url, log
     finally:
         process.terminate()
         process.wait(timeout=30)
 
 
 def test_eight_readers_on_a_cold_server_get_no_error_and_never_wait_out(server, site):
+    server, log = server
     results = []
     lock = threading.Lock()
 
@@ -152,7 +156,7 @@ def test_eight_readers_on_a_cold_server_get_no_error_and_never_wait_out(server, 
             path = PAGES[(offset + step) % len(PAGES)]
             start = time.monotonic()
             try:
-                status = http.get(server + path, headers=PROXY, timeout=TIMEOUT + 5)
+                status = http.get(server + path, headers=PROXY, timeout=4 * TIMEOUT)
                 code = status.status_code
             except requests.RequestException:
                 code = 0
@@ -170,8 +174,7 @@ def test_eight_readers_on_a_cold_server_get_no_error_and_never_wait_out(server, 
         print(f"cold start {page}: {' '.join(times)} s")  # noqa: T201
     failed = [(path, code) for path, code, _ in results if not 200 <= code < 500]
     assert failed == []
-    slowest = max(seconds for _, _, seconds in results)
-    assert slowest < TIMEOUT, f"a request took {slowest:.1f} s"
+    assert "WORKER TIMEOUT" not in log.read_text()
 
     # The long post was shown in part (sources, the original image) meanwhile;
     # once warm_cache has run it is whole, with every size of its image.
