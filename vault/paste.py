@@ -57,8 +57,8 @@ def convert(text: str, title: str = "") -> dict:
 
     ``title`` is the post's title as typed: a first ``# H1`` equal to it is
     dropped, another one becomes a heading; with no title the first H1 is
-    returned as ``title`` for the editor to use. Raises `PasteError` for empty or oversized text and for what the parser
-    refuses (nesting too deep).
+    returned as ``title`` for the editor to use. Raises `PasteError` for empty
+    or oversized text and for what the parser refuses (nesting too deep).
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
@@ -84,7 +84,9 @@ def _raw_blocks(body: ParsedBody) -> tuple[list[dict], list[str]]:
     """Return the raw blocks of a parsed paste, with placeholders, and its warnings."""
     warnings = []
     for link in body.links:
-        warnings.append(f"第 {link.line} 行：站内链接“{link.label_text}”未解析，保留为文字")
+        warnings.append(
+            f"第 {link.line} 行：站内链接“{link.label_text}”未解析，保留为文字"
+        )
     # No image is in the library yet: none has a primary key.
     no_pks = [None] * len(body.images)
     no_pages = [None] * len(body.links)

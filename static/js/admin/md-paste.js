@@ -300,6 +300,7 @@
       id: "md-paste-file",
       accept: ".md,.markdown,text/markdown,text/plain",
     });
+    const fileName = element("span", { class: "md-paste-dialog__file-name", text: "未选择文件" });
     const mode = (value, label, checked) => {
       const input = element("input", { type: "radio", name: "md-paste-mode", value });
       input.checked = checked;
@@ -327,9 +328,14 @@
       textarea,
       element(
         "p",
-        {},
-        element("label", { for: "md-paste-file", text: "或选择文件：" }),
+        { class: "md-paste-dialog__file" },
         file,
+        element("label", {
+          for: "md-paste-file",
+          class: "button button-small button-secondary",
+          text: "或选择 .md 文件…",
+        }),
+        fileName,
       ),
       element(
         "fieldset",
@@ -347,7 +353,9 @@
       form,
     );
     file.addEventListener("change", async () => {
-      if (file.files.length) textarea.value = await file.files[0].text();
+      if (!file.files.length) return;
+      fileName.textContent = file.files[0].name;
+      textarea.value = await file.files[0].text();
     });
     cancel.addEventListener("click", () => node.close());
     form.addEventListener("submit", async (event) => {
@@ -374,6 +382,7 @@
         node.close();
         textarea.value = "";
         file.value = "";
+        fileName.textContent = "未选择文件";
         report(data, data.blocks.length, titled ? `标题已设为“${data.title}”` : "");
       } catch (problem) {
         error.textContent = problem.message;
