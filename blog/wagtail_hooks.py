@@ -1,8 +1,10 @@
-"""Admin customisations: the writing panel on the dashboard.
+"""Admin customisations: the writing panel on the dashboard, live math in the editor.
 
-See https://docs.wagtail.org/en/stable/reference/hooks.html#construct-homepage-panels
+See https://docs.wagtail.org/en/stable/reference/hooks.html
 """
 
+from django.templatetags.static import static
+from django.utils.html import format_html
 from wagtail import hooks
 from wagtail.admin.ui.components import Component
 from wagtail.models import Page
@@ -55,3 +57,21 @@ class WritingPanel(Component):
 @hooks.register("construct_homepage_panels")
 def add_writing_panel(request, panels):
     panels.append(WritingPanel())
+
+
+@hooks.register("insert_editor_js")
+def live_math():
+    """KaTeX (the build the server renders with) and our live preview of formulas.
+
+    Files from this site, as the admin's policy allows; the stylesheets come
+    with them (a ``<link>`` may sit in the body) so pages without an editor
+    never load KaTeX.
+    """
+    return format_html(
+        '<link rel="stylesheet" href="{}"><link rel="stylesheet" href="{}">'
+        '<script src="{}"></script><script src="{}"></script>',
+        static("katex/katex.min.css"),
+        static("css/admin-math.css"),
+        static("katex/katex.min.js"),
+        static("js/admin-math.js"),
+    )

@@ -32,7 +32,15 @@ from .markdown import (
     markdown_math_errors,
     render_markdown,
 )
-from .math import MathError, check_math, katex_version, render_math, render_math_safe
+from .math import (
+    MathError,
+    check_math,
+    equation_rows,
+    has_tag,
+    katex_version,
+    render_math,
+    render_math_safe,
+)
 
 __all__ = [
     "ANCHOR_MAX_LENGTH",
@@ -43,8 +51,10 @@ __all__ = [
     "MathError",
     "RenderStore",
     "check_math",
+    "equation_rows",
     "find_inline_math",
     "get_store",
+    "has_tag",
     "highlight",
     "inline_math_errors",
     "katex_version",

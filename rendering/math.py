@@ -276,6 +276,29 @@ def check_math(tex: str, display: bool = False) -> str | None:
     return None
 
 
+# \tag{…} or \tag*{…}: the formula carries its own number, which KaTeX shows.
+_TAG = re.compile(r"\\tag\*?\s*\{")
+# Environments KaTeX numbers itself (equation, align, gather…) need \begin.
+_ENVIRONMENT = re.compile(r"\\begin\s*\{")
+
+
+def has_tag(tex: str) -> bool:
+    """Return whether display ``tex`` gives its own number with ``\\tag``."""
+    return bool(_TAG.search(tex))
+
+
+def equation_rows(tex: str) -> int:
+    """Return how many rows of display ``tex`` KaTeX numbers by itself.
+
+    ``\\begin{equation}`` and ``{align}``/``{gather}`` rows get a number from
+    a CSS counter (``katexEqnNo``) that runs through the page; automatic block
+    numbers count them so the two never repeat a number.
+    """
+    if not _ENVIRONMENT.search(tex):
+        return 0
+    return render_math_safe(tex, True).count('class="eqn-num"')
+
+
 def math_error_html(tex: str, message: str, display: bool = False) -> str:
     """Return the escaped fallback shown in place of a formula KaTeX rejected."""
     tag = "div" if display else "span"

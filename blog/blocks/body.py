@@ -3,7 +3,13 @@
 from django.utils.html import format_html_join
 from wagtail import blocks
 
-from rendering import library_image_ids, markdown_headings, unique_anchors
+from rendering import (
+    equation_rows,
+    has_tag,
+    library_image_ids,
+    markdown_headings,
+    unique_anchors,
+)
 
 from .base import figure_image_ids, library_images, public_paths
 from .code import CodeBlock, MathBlock
@@ -41,6 +47,7 @@ class PostBodyBlock(blocks.StreamBlock):
         # headings alike, so two "小结" get "小结" and "小结-2" here and in the
         # table of contents; give every block its stream id (for footnote ids).
         anchors = body_anchors(value)
+        numbers = equation_numbers(value)
         parent = dict(context or {})
         # The library images every Markdown block and HTML figure shows, at once.
         ids = []
@@ -57,6 +64,8 @@ class PostBodyBlock(blocks.StreamBlock):
                 extra["heading_anchor"] = anchors[index][0]
             elif child.block_type == "markdown":
                 extra["heading_anchors"] = anchors.get(index, [])
+            elif index in numbers:
+                extra["equation_number"] = numbers[index]
             return {**parent, **extra}
 
         return format_html_join(
@@ -94,6 +103,34 @@ def body_anchors(stream_value) -> dict[int, list[str]]:
     ):
         anchors.setdefault(index, []).append(anchor)
     return anchors
+
+
+def equation_numbers(stream_value) -> dict[int, str]:
+    """Return the automatic number of each numbered math block, by block index.
+
+    In page order, (1), (2)…, as LaTeX numbers equations: a block with its own
+    label or a \\tag takes no number, and the rows KaTeX numbers itself (an
+    ``align`` environment, whose block takes no number of its own) take theirs
+    from the same count.
+    """
+    numbers: dict[int, str] = {}
+    count = 0
+    for index, child in enumerate(stream_value):
+        if child.block_type != "math":
+            continue
+        value = child.value
+        tex = value.get("tex") or ""
+        rows = equation_rows(tex)
+        if (
+            value.get("numbered")
+            and not rows
+            and not (value.get("label") or "").strip()
+            and not has_tag(tex)
+        ):
+            count += 1
+            numbers[index] = str(count)
+        count += rows
+    return numbers
 
 
 DECONSTRUCT_ALIASES = public_paths(PostBodyBlock)

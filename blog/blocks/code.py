@@ -6,6 +6,7 @@ from wagtail import blocks
 
 from rendering import (
     check_math,
+    has_tag,
     highlight,
     language_choices,
     parse_line_spec,
@@ -129,6 +130,12 @@ class MathBlock(blocks.StructBlock):
         max_length=32,
         help_text="编号，例如 1（显示为 (1)）",
     )
+    numbered = blocks.BooleanBlock(
+        label="自动编号",
+        required=False,
+        default=False,
+        help_text="按公式在文中的顺序编号 (1)、(2)…；填了编号或公式里有 \\tag{…} 时以它为准",
+    )
 
     class Meta:
         icon = "decimal"
@@ -139,13 +146,18 @@ class MathBlock(blocks.StructBlock):
             "tex": "\\operatorname{softmax}(x)_i = \\frac{e^{x_i - m}}{\\sum_j e^{x_j - m}}",
             "label": "1",
         }
-        text = {"tex": Text.TEX, "label": Text.LABEL}
+        form_classname = "math-block"
+        text = {"tex": Text.TEX, "label": Text.LABEL, "numbered": Text.NONE}
 
     def clean(self, value):
         value = super().clean(value)
         message = check_math(value["tex"], display=True) if checking_math() else None
         if message:
             raise blocks.StructBlockValidationError({"tex": ValidationError(message)})
+        if value.get("label", "").strip() and has_tag(value["tex"]):
+            raise blocks.StructBlockValidationError(
+                {"label": ValidationError("公式里已有 \\tag{…}，编号请留空。")}
+            )
         return value
 
     def get_context(self, value, parent_context=None):
@@ -153,8 +165,14 @@ class MathBlock(blocks.StructBlock):
         context["html"] = mark_safe(  # noqa: S308  KaTeX escapes
             render_math_safe(value["tex"], True, math_output(parent_context))
         )
-        # Editors write "1" or "(1)"; the template adds the brackets.
-        context["label"] = (value.get("label") or "").strip().strip("()（）")
+        # Editors write "1" or "(1)"; the template adds the brackets. A \tag is
+        # shown by KaTeX; otherwise the body's automatic number, if switched on.
+        label = (value.get("label") or "").strip().strip("()（）")
+        number = (parent_context or {}).get("equation_number")
+        if has_tag(value["tex"]):
+            label = number = None
+        context["label"] = label or number or ""
+        context["auto_number"] = bool(number and not label)
         return context
 
 

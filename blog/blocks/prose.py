@@ -118,6 +118,7 @@ class MarkdownBlock(CodeTextBlock):
         template = "blocks/markdown_block.html"
         group = GROUP_TEXT
         description = "粘贴 Markdown（公式、代码、表格、脚注、提示框）"
+        form_classname = "markdown-block"
         preview_value = (
             "带宽受限时，算术强度 $I = \\frac{\\text{FLOPs}}{\\text{Bytes}}$ 决定上限：\n\n"
             "$$P = \\min(\\pi, \\beta I)$$\n\n"
