@@ -24,7 +24,13 @@ $(STAMP): $(PY) requirements.txt requirements-dev.txt package.json package-lock.
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
-install: $(STAMP) ## Create .venv and install the pinned requirements and npm packages
+# The admin's code editor (CodeMirror), bundled from static_src/ by esbuild;
+# rebuilt when its sources or the npm packages change. Not committed.
+BUNDLE := build/static/blog/admin/code-editor.js
+$(BUNDLE): $(STAMP) $(shell find static_src -type f)
+	npm run --silent build
+
+install: $(STAMP) $(BUNDLE) ## Create .venv, install the pinned requirements and npm packages, bundle the admin's scripts
 
 system: ## Install the Debian packages the page checks need (Chromium, CJK fonts, Java), if root
 	scripts/system-packages
@@ -80,5 +86,5 @@ check: install ## What CI runs: Django checks, missing migrations, lint, tests
 	$(MAKE) lint
 	$(MAKE) test
 
-clean: ## Remove the virtualenv, node_modules, the SQLite database and media
-	rm -rf $(VENV) node_modules db.sqlite3 media staticfiles .admin-login test-artifacts
+clean: ## Remove the virtualenv, node_modules, the built scripts, the SQLite database and media
+	rm -rf $(VENV) node_modules build db.sqlite3 media staticfiles .admin-login test-artifacts

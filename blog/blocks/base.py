@@ -15,11 +15,14 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import StrEnum
 
+from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.functional import cached_property
 from django.utils.safestring import mark_safe
 from wagtail import blocks
 from wagtail.images import get_image_model
 
+from blog.widgets import CodeEditor
 from rendering import inline_math_errors, render_inline_text
 
 
@@ -172,11 +175,30 @@ class InlineMathFieldsMixin:
 
 
 class CodeTextBlock(blocks.TextBlock):
-    """A text area that keeps leading and trailing spaces: indentation is code."""
+    """A text area that keeps leading and trailing spaces: indentation is code.
 
-    def __init__(self, **kwargs):
+    Given ``language_field``, the name of a sibling choice of languages in the
+    same StructBlock, the admin edits it in a code editor coloured for that
+    language (blog/widgets.py).
+    """
+
+    def __init__(self, language_field=None, **kwargs):
+        self.language_field = language_field
         super().__init__(**kwargs)
         self.field_options["strip"] = False
+
+    @cached_property
+    def field(self):
+        if self.language_field is None:
+            return super().field
+        widget = CodeEditor(
+            attrs={"rows": self.rows}, language_field=self.language_field
+        )
+        return forms.CharField(widget=widget, **self.field_options)
+
+    def value_from_form(self, value):
+        # Browsers post a textarea's line breaks as CR LF; code keeps LF.
+        return value.replace("\r\n", "\n") if isinstance(value, str) else value
 
 
 DECONSTRUCT_ALIASES = public_paths(CodeTextBlock)

@@ -40,7 +40,7 @@ class CodeBlock(blocks.StructBlock):
         max_length=255,
         help_text="文件名或说明，显示在代码上方",
     )
-    code = CodeTextBlock(label="代码", rows=10)
+    code = CodeTextBlock(label="代码", rows=10, language_field="language")
     highlight_lines = blocks.CharBlock(
         label="高亮行", required=False, max_length=255, help_text="高亮的行，例如 1,3-5"
     )

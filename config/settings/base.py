@@ -214,6 +214,8 @@ STATICFILES_DIRS = [
     BASE_DIR / "static",
     # KaTeX's CSS and fonts, from the same npm package the server renders with.
     ("katex", BASE_DIR / "node_modules" / "katex" / "dist"),
+    # Scripts bundled from static_src/ by `npm run build` (make install).
+    BASE_DIR / "build" / "static",
 ]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
