@@ -36,7 +36,7 @@ class BlogConfig(AppConfig):
     def ready(self):
         from wagtail.signals import page_published
 
-        from blog import purging, warming
+        from blog import purging, warming, writing
         from blog.models import PostPage
         from pagecache import purge
         from rendering.cache import set_store
@@ -49,6 +49,7 @@ class BlogConfig(AppConfig):
         # under the tokens the purge left, not the ones it deletes.
         purge.connect()
         warming.connect()
+        writing.connect()
         page_published.connect(
             reindex_published_post, sender=PostPage, dispatch_uid="search"
         )

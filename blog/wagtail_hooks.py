@@ -3,20 +3,71 @@
 See https://docs.wagtail.org/en/stable/reference/hooks.html
 """
 
+from django.contrib.contenttypes.models import ContentType
 from django.templatetags.static import static
+from django.urls import reverse
 from django.utils.html import format_html
 from wagtail import hooks
 from wagtail.admin.ui.components import Component
 from wagtail.models import Page
 from wagtail.permissions import policy_registry
 
-from blog.models import PostPage
+from blog.blocks import PostBodyBlock
+from blog.models import BadFormula, BodyCheck, BodyLink, PostPage
+from blog.writing import checked_models
 
 WRITING_PANEL_LIMIT = 8
 
 
+def block_edit_url(page, block_id):
+    """Return the page's edit URL, scrolled to one block of its body.
+
+    Wagtail's StreamField draws each block as a panel with the id
+    ``block-<block id>-section``; on load the editor scrolls a panel the URL's
+    fragment names into view.
+    """
+    url = reverse("wagtailadmin_pages:edit", args=(page.pk,))
+    return f"{url}#block-{block_id}-section" if block_id else url
+
+
+def block_label(block_type):
+    child = PostBodyBlock.base_blocks.get(block_type)
+    return str(child.label) if child is not None else block_type
+
+
+class Finding:
+    """One row of a problem list: the block to fix and what is wrong in it."""
+
+    def __init__(self, row, text, reason=""):
+        self.page = row.body_check.page
+        self.text = text
+        self.reason = reason
+        self.block = block_label(row.block_type)
+        self.url = block_edit_url(self.page, row.block_id)
+
+
+class Findings(list):
+    """The first rows of a problem list, and how many problems there are in all."""
+
+    def __init__(self, rows, total):
+        super().__init__(rows)
+        self.total = total
+
+    @property
+    def more(self):
+        return self.total - len(self)
+
+
+def link_reason(link):
+    if not link.target_exists:
+        return "页面已删除" if link.target_page_id else "没有这个页面"
+    if not link.target_live:
+        return "页面未发布"
+    return "页面已移动"
+
+
 class WritingPanel(Component):
-    """The dashboard's "写作" panel: posts in progress and recently updated posts."""
+    """The dashboard's "写作" panel: work in progress, and what to fix."""
 
     name = "writing"
     template_name = "blog/admin/writing_panel.html"
@@ -24,8 +75,15 @@ class WritingPanel(Component):
     order = 100
 
     def drafts(self):
-        """Return posts never published or with unpublished changes, latest first."""
-        return self.with_status(PostPage.objects.drafts())[:WRITING_PANEL_LIMIT]
+        """Return posts never published or with unpublished changes, latest first.
+
+        A post approved to go live later is done: it is listed as scheduled.
+        """
+        drafts = self.with_status(PostPage.objects.drafts())
+        return drafts.filter(_approved_schedule=False)[:WRITING_PANEL_LIMIT]
+
+    def scheduled(self):
+        return self.with_status(PostPage.objects.scheduled())[:WRITING_PANEL_LIMIT]
 
     def recently_updated(self):
         """Return live posts by update date, as the home page lists them."""
@@ -38,6 +96,33 @@ class WritingPanel(Component):
         so it costs no query per row."""
         return posts.annotate_approved_schedule().prefetch_workflow_states()
 
+    @staticmethod
+    def broken_links():
+        links = BodyLink.objects.broken()
+        rows = links.latest_first()[:WRITING_PANEL_LIMIT]
+        found = [Finding(link, link.text, link_reason(link)) for link in rows]
+        return Findings(
+            found, links.count() if len(found) == WRITING_PANEL_LIMIT else len(found)
+        )
+
+    @staticmethod
+    def bad_formulas():
+        rows = BadFormula.objects.latest_first()[:WRITING_PANEL_LIMIT]
+        found = [Finding(formula, formula.tex, formula.message) for formula in rows]
+        return Findings(
+            found,
+            BadFormula.objects.count()
+            if len(found) == WRITING_PANEL_LIMIT
+            else len(found),
+        )
+
+    @staticmethod
+    def unchecked():
+        """Return how many posts and series were saved before bodies were checked."""
+        types = ContentType.objects.get_for_models(*checked_models()).values()
+        pages = Page.objects.filter(content_type__in=types)
+        return pages.exclude(pk__in=BodyCheck.objects.values("pk")).count()
+
     def render_html(self, parent_context=None):
         # Only people who write or publish pages need it.
         user = parent_context["request"].user
@@ -49,9 +134,21 @@ class WritingPanel(Component):
     def get_context_data(self, parent_context=None):
         return {
             "drafts": self.drafts(),
+            "scheduled": self.scheduled(),
             "recently_updated": self.recently_updated(),
+            "broken_links": self.broken_links(),
+            "bad_formulas": self.bad_formulas(),
+            "unchecked": self.unchecked(),
             "request": parent_context["request"],
         }
+
+
+@hooks.register("insert_editor_js")
+def block_anchor_js():
+    """Make a link to one block of a body land on it (see `block_edit_url`)."""
+    return format_html(
+        '<script src="{}" defer></script>', static("js/admin/block-anchor.js")
+    )
 
 
 @hooks.register("construct_homepage_panels")

@@ -22,13 +22,16 @@ from .highlight import (
 )
 from .inline import (
     find_inline_math,
+    inline_formulas,
     inline_math_errors,
     render_inline_html,
     render_inline_text,
 )
 from .markdown import (
     library_image_ids,
+    markdown_formulas,
     markdown_headings,
+    markdown_links,
     markdown_math_errors,
     render_markdown,
 )
@@ -56,11 +59,14 @@ __all__ = [
     "get_store",
     "has_tag",
     "highlight",
+    "inline_formulas",
     "inline_math_errors",
     "katex_version",
     "language_choices",
     "library_image_ids",
+    "markdown_formulas",
     "markdown_headings",
+    "markdown_links",
     "markdown_math_errors",
     "memoize",
     "normalise_language",

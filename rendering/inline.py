@@ -295,15 +295,22 @@ def render_inline_html(markup: str, math_output: str = "htmlAndMathml") -> str:
     )
 
 
+def inline_formulas(text_or_html: str, html: bool = False) -> list[str]:
+    """Return the TeX of every inline formula in plain text or rich text, in order."""
+    if not html:
+        return [m.tex for m in find_inline_math(text_or_html)]
+    return [
+        _unescape(m.tex)
+        for scan, piece in _html_pieces(text_or_html)
+        if scan
+        for m in find_inline_math(piece)
+    ]
+
+
 def inline_math_errors(text_or_html: str, html: bool = False) -> list[str]:
     """Return KaTeX's message for every invalid inline formula, in order."""
-    if html:
-        sources = [
-            _unescape(m.tex)
-            for scan, piece in _html_pieces(text_or_html)
-            if scan
-            for m in find_inline_math(piece)
-        ]
-    else:
-        sources = [m.tex for m in find_inline_math(text_or_html)]
-    return [message for tex in sources if (message := check_math(tex)) is not None]
+    return [
+        message
+        for tex in inline_formulas(text_or_html, html)
+        if (message := check_math(tex)) is not None
+    ]

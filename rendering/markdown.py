@@ -584,6 +584,24 @@ def markdown_formulas(text: str) -> list[tuple[str, bool]]:
     return list(_formulas(_md.parse(text)))
 
 
+def markdown_links(text: str) -> list[tuple[str, str]]:
+    """Return ``(href, text)`` for every link in Markdown ``text``, in order."""
+    links = []
+    for token in _walk(_md.parse(text)):
+        if not token.children:
+            continue
+        opened: list[tuple[str, list[str]]] = []
+        for child in token.children:
+            if child.type == "link_open":
+                opened.append((str(child.attrGet("href") or ""), []))
+            elif child.type == "link_close" and opened:
+                href, words = opened.pop()
+                links.append((href, "".join(words).strip()))
+            elif opened and child.type in ("text", "code_inline"):
+                opened[-1][1].append(child.content)
+    return links
+
+
 def markdown_math_errors(text: str) -> list[str]:
     """Return KaTeX's message for every invalid formula in ``text``, in order."""
     return [

@@ -21,6 +21,7 @@ from blog.models.post import (
 )
 from blog.models.series import SeriesPage, series_under
 from blog.models.tags import TagIndexPage
+from blog.models.writing import BadFormula, BodyCheck, BodyLink
 
 __all__ = [
     "BODY_CACHE_SECONDS",
@@ -29,6 +30,9 @@ __all__ = [
     "NEWEST_FIRST",
     "TAGGED_ORDER",
     "ArchivePage",
+    "BadFormula",
+    "BodyCheck",
+    "BodyLink",
     "CountedPaginator",
     "HomePage",
     "PostPage",

@@ -5,7 +5,7 @@ import datetime
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import OuterRef, Q
+from django.db.models import OuterRef, Q, Subquery
 from django.db.models.functions import MD5, Cast, Length, Substr
 from django.urls import reverse
 from django.utils.functional import cached_property
@@ -14,7 +14,13 @@ from modelcluster.fields import ParentalKey
 from taggit.models import TaggedItemBase
 from wagtail.admin.panels import FieldPanel, MultiFieldPanel
 from wagtail.fields import StreamField
-from wagtail.models import Page, PageManager, PageViewRestriction, ReferenceIndex
+from wagtail.models import (
+    Page,
+    PageManager,
+    PageViewRestriction,
+    ReferenceIndex,
+    Revision,
+)
 from wagtail.query import PageQuerySet
 from wagtail.search import index
 
@@ -143,6 +149,24 @@ class PostPageQuerySet(PageQuerySet):
             .order_by(
                 models.F("latest_revision_created_at").desc(nulls_last=True), "-pk"
             )
+        )
+
+    def scheduled(self):
+        """Return posts with a revision approved to go live later, soonest first.
+
+        Each is annotated with ``scheduled_at``, the time it goes live.
+        """
+        schedules = Revision.page_revisions.filter(
+            object_id=Cast(OuterRef("pk"), models.CharField()),
+            approved_go_live_at__isnull=False,
+        ).order_by("approved_go_live_at")
+        return (
+            self.annotate(
+                scheduled_at=Subquery(schedules.values("approved_go_live_at")[:1])
+            )
+            .filter(scheduled_at__isnull=False)
+            .defer_streamfields()
+            .order_by("scheduled_at", "pk")
         )
 
 
