@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.db.models.signals import post_save
+from django.http import Http404
 from django.urls import Resolver404, resolve
 from wagtail.contrib.routable_page.models import RoutablePageMixin
 from wagtail.models import Page, Revision, Site
@@ -49,7 +50,7 @@ class FoundLink:
     block_type: str
     text: str
     page_id: int | None = None  # a rich text link
-    href: str = ""  # a Markdown link
+    href: str = ""  # a URL: a Markdown link, or a rich text link by address
 
 
 @dataclass(frozen=True)
@@ -60,37 +61,43 @@ class FoundFormula:
     message: str
 
 
-class _PageLinks(HTMLParser):
-    """Collect ``(page id, text)`` of the page links of Wagtail rich text."""
+class _Links(HTMLParser):
+    """Collect the links of Wagtail rich text that may name a page of this site.
+
+    Each is ``(page id, "", text)`` for a page link, ``(None, href, text)`` for a
+    URL on this site (``/cuda/x/``).
+    """
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.links: list[tuple[int, str]] = []
-        self._open: list[tuple[int | None, list[str]]] = []
+        self.links: list[tuple[int | None, str, str]] = []
+        self._open: list[tuple[int | None, str, list[str]]] = []
 
     def handle_starttag(self, tag, attrs):
         if tag != "a":
             return
         attrs = dict(attrs)
-        page_id = None
+        page_id, href = None, ""
         if attrs.get("linktype") == "page" and (attrs.get("id") or "").isdigit():
             page_id = int(attrs["id"])
-        self._open.append((page_id, []))
+        elif not attrs.get("linktype"):
+            href = attrs.get("href") or ""
+        self._open.append((page_id, href, []))
 
     def handle_endtag(self, tag):
         if tag == "a" and self._open:
-            page_id, words = self._open.pop()
-            if page_id is not None:
-                self.links.append((page_id, " ".join("".join(words).split())))
+            page_id, href, words = self._open.pop()
+            if page_id is not None or href.startswith("/"):
+                self.links.append((page_id, href, " ".join("".join(words).split())))
 
     def handle_data(self, data):
         if self._open:
-            self._open[-1][1].append(data)
+            self._open[-1][2].append(data)
 
 
-def rich_text_page_links(html: str) -> list[tuple[int, str]]:
-    """Return ``(page id, link text)`` for each page link of rich text, in order."""
-    parser = _PageLinks()
+def rich_text_links(html: str) -> list[tuple[int | None, str, str]]:
+    """Return ``(page id, href, text)`` for each link of rich text to this site."""
+    parser = _Links()
     parser.feed(html)
     parser.close()
     return parser.links
@@ -122,8 +129,8 @@ def body_findings(
                     formulas.append(FoundFormula(block_id, block_type, tex, message))
             if piece.kind is Text.RICH_TEXT:
                 links += [
-                    FoundLink(block_id, block_type, text, page_id=page_id)
-                    for page_id, text in rich_text_page_links(piece.text)
+                    FoundLink(block_id, block_type, text, page_id=page_id, href=href)
+                    for page_id, href, text in rich_text_links(piece.text)
                 ]
             elif piece.kind is Text.MARKDOWN:
                 links += [
@@ -134,7 +141,7 @@ def body_findings(
 
 
 def _page_path(href: str) -> str | None:
-    """Return the site path a Markdown link may name a page by, or None.
+    """Return the site path a link by URL may name a page by, or None.
 
     Only root-relative links served by Wagtail's page view count: not other
     sites, anchors, media, feeds or search.
@@ -154,8 +161,8 @@ def _page_path(href: str) -> str | None:
 def _resolve_markdown_links(hrefs: Iterable[str]) -> dict[str, tuple[int | None, str]]:
     """Return, for each link that names a page, that page's id and url_path.
 
-    The id is None when no page is there. A link into a routable page's own
-    routes (a tag, a feed) is left out: it names no page to check.
+    The id is None when no page is there. A link to one of a routable page's
+    own routes (a tag, a feed) is left out: it names no page.
     """
     paths = {href: path for href in hrefs if (path := _page_path(href)) is not None}
     if not paths:
@@ -188,11 +195,21 @@ def _resolve_markdown_links(hrefs: Iterable[str]) -> dict[str, tuple[int | None,
             ),
             None,
         )
-        model = nearest.specific_class if nearest else None
-        if model is not None and issubclass(model, RoutablePageMixin):
+        if nearest is not None and _is_route(nearest, url_path):
             continue
         found[href] = (None, url_path)
     return found
+
+
+def _is_route(page, url_path: str) -> bool:
+    """Return whether ``url_path`` is one of a routable page's own routes."""
+    if not issubclass(page.specific_class or Page, RoutablePageMixin):
+        return False
+    try:
+        page.specific.resolve_subpage("/" + url_path.removeprefix(page.url_path))
+    except Http404:
+        return False
+    return True
 
 
 def _digest(raw_blocks: list) -> str:

@@ -30,8 +30,9 @@ class BodyLinkQuerySet(models.QuerySet):
     def broken(self):
         """Return links whose page is gone, not live, or no longer at the link's URL.
 
-        A rich text link names its page by id; a Markdown link by its URL, so
-        it also breaks when the page it named when saved has moved. Each link
+        A rich text page link names its page by id; a Markdown link (or a
+        rich text link to an address on this site) by its URL, so it also
+        breaks when the page it named when saved has moved. Each link
         is annotated with ``target_exists`` and ``target_live`` to say why.
         """
         pages = Page.objects.filter(pk=OuterRef("target_page_id"))
@@ -71,7 +72,7 @@ class BodyLink(models.Model):
     text = models.CharField(max_length=255, blank=True)
     # Not a foreign key: the link outlives the page it names, which is the point.
     target_page_id = models.PositiveIntegerField(null=True, blank=True)
-    # A Markdown link's URL as a page's url_path ("/home/cuda/x/"); "" for rich text.
+    # A link by URL, as a page's url_path ("/home/cuda/x/"); "" for a page link.
     target_url_path = models.TextField(blank=True)
 
     objects = BodyLinkQuerySet.as_manager()

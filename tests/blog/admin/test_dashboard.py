@@ -1,16 +1,26 @@
-"""The dashboard's writing panel: drafts and recently updated posts."""
+"""The dashboard's writing panel: drafts, schedules, updates, and what to fix."""
 
 import datetime
+import json
+import uuid
+from io import StringIO
 
+import pytest
 from django.contrib.auth.models import Group, Permission
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
+from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 from wagtail.models import Page, Revision
 
+from blog.models import BodyCheck, PostPage
 from tests.blog.admin.editing import edit_url, html_of
 from tests.factories import PostPageFactory
+
+# The whole dashboard, as measured: Wagtail's own (session, user, permissions,
+# site summary, its panels) about twenty, the writing panel thirteen at most
+# (see test_dashboard_queries_do_not_grow_with_the_number_of_posts); a problem
+# list is counted only when it is full.
+QUERY_LIMIT = 34
 
 
 def make_draft(series, title, minutes_ago):
@@ -82,35 +92,6 @@ def test_dashboard_writing_panel_is_empty_on_a_new_site(as_editor, home):
     assert "还没有已发布的文章。" in panel.get_text()
 
 
-def dashboard_queries(client):
-    with CaptureQueriesContext(connection) as queries:
-        response = client.get(reverse("wagtailadmin_home"))
-    assert response.status_code == 200
-    return len(queries), response
-
-
-def test_dashboard_queries_do_not_grow_with_the_number_of_posts(as_editor, series):
-    for n in range(2):
-        make_draft(series, f"草稿 {n}", minutes_ago=n)
-        make_live(series, f"文章 {n}", datetime.date(2020, 2, n + 1))
-    dashboard_queries(as_editor)  # warm caches: content types, site root paths
-    few, _ = dashboard_queries(as_editor)
-    for n in range(2, 20):
-        make_draft(series, f"草稿 {n}", minutes_ago=n)
-        make_live(series, f"文章 {n}", datetime.date(2020, 2, n + 1))
-
-    many, response = dashboard_queries(as_editor)
-
-    # The panel costs the same queries however many posts there are: drafts,
-    # live posts, and for each list one prefetch of workflow states (for the
-    # status tag; the schedule flag is annotated), plus the live posts' tags.
-    # It shows at most 8 of each.
-    assert many == few
-    panel = writing_panel(response)
-    assert len(rows(panel, "writing-drafts")) == 8
-    assert len(rows(panel, "writing-updated")) == 8
-
-
 def test_writing_panel_is_hidden_from_users_who_cannot_edit_pages(
     client, django_user_model, series
 ):
@@ -125,3 +106,241 @@ def test_writing_panel_is_hidden_from_users_who_cannot_edit_pages(
 
     assert response.status_code == 200
     assert writing_panel(response) is None
+
+
+def block(block_type, value):
+    return {"type": block_type, "value": value, "id": str(uuid.uuid4())}
+
+
+def post_with_body(series, title, blocks, **kwargs):
+    """Create a live post with exactly these raw blocks (ids included)."""
+    post = PostPageFactory(parent=series, title=title, **kwargs)
+    post.body = json.dumps(blocks)
+    post.save_revision().publish()
+    return PostPage.objects.get(pk=post.pk)
+
+
+def finding_rows(panel, list_id):
+    """Return (place, link, text, reason) for each row of a problem list."""
+    table = panel.find("table", attrs={"aria-labelledby": list_id})
+    if table is None:
+        return []
+    result = []
+    for row in table.tbody.find_all("tr"):
+        cells = row.find_all("td")
+        link = cells[0].a
+        reason = cells[2].get_text(strip=True) if len(cells) > 2 else ""
+        result.append(
+            (link.get_text(), link["href"], cells[1].get_text(strip=True), reason)
+        )
+    return result
+
+
+def block_url(post, block_id):
+    return f"{edit_url(post)}#block-{block_id}-section"
+
+
+def test_a_scheduled_post_is_listed_with_its_time_and_not_as_a_draft(as_editor, series):
+    post = PostPageFactory(parent=series, title="下周发布", live=False)
+    post.go_live_at = timezone.now() + datetime.timedelta(days=7)
+    post.save_revision().publish()
+    make_draft(series, "还在写", minutes_ago=1)
+
+    panel = writing_panel(as_editor.get(reverse("wagtailadmin_home")))
+
+    assert rows(panel, "writing-scheduled") == [("下周发布", edit_url(post), "已计划")]
+    assert [title for title, _, _ in rows(panel, "writing-drafts")] == ["还在写"]
+    when = timezone.localtime(post.go_live_at)
+    table = panel.find("table", attrs={"aria-labelledby": "writing-scheduled"})
+    assert (
+        table.time.get_text() == f"{when:%Y}年{when.month}月{when.day}日 {when:%H:%M}"
+    )
+
+
+def test_links_to_deleted_unpublished_and_moved_pages_are_listed_by_block(
+    as_editor, series
+):
+    deleted = PostPageFactory(parent=series, title="删掉的", slug="deleted")
+    hidden = PostPageFactory(parent=series, title="撤下的", slug="hidden")
+    moved = PostPageFactory(parent=series, title="搬走的", slug="moved")
+    fine = PostPageFactory(parent=series, title="好好的", slug="fine")
+    rich = block(
+        "paragraph",
+        f'<p>见 <a linktype="page" id="{deleted.pk}">共享内存</a>、'
+        f'<a linktype="page" id="{fine.pk}">好链接</a>、'
+        '<a href="/cuda/nowhere/">没有的页</a>、<a href="https://example.com/">外站</a>。</p>',
+    )
+    markdown = block(
+        "markdown",
+        f"[归约]({hidden.url}) 与 [扫描]({moved.url}) 与 [好的]({fine.url})，"
+        "[外站](https://example.com/) 与 [标签](/tags/cuda/)。",
+    )
+    post = post_with_body(series, "链接很多的文章", [rich, markdown])
+    deleted.delete()
+    hidden.unpublish()
+    moved.slug = "moved-away"
+    moved.save_revision().publish()
+
+    panel = writing_panel(as_editor.get(reverse("wagtailadmin_home")))
+
+    assert panel.find(id="writing-links").get_text() == "失效的内部链接（4）"
+    assert sorted(finding_rows(panel, "writing-links")) == sorted(
+        [
+            (
+                "链接很多的文章 · 段落",
+                block_url(post, rich["id"]),
+                "共享内存",
+                "页面已删除",
+            ),
+            (
+                "链接很多的文章 · 段落",
+                block_url(post, rich["id"]),
+                "没有的页",
+                "没有这个页面",
+            ),
+            (
+                "链接很多的文章 · Markdown",
+                block_url(post, markdown["id"]),
+                "归约",
+                "页面未发布",
+            ),
+            (
+                "链接很多的文章 · Markdown",
+                block_url(post, markdown["id"]),
+                "扫描",
+                "页面已移动",
+            ),
+        ]
+    )
+
+
+def test_a_link_fixed_in_a_draft_leaves_the_list(as_editor, series):
+    gone = PostPageFactory(parent=series, title="删掉的", slug="gone")
+    paragraph = block("paragraph", f'<p><a linktype="page" id="{gone.pk}">旧文</a></p>')
+    post = post_with_body(series, "有坏链接", [paragraph])
+    gone.delete()
+    assert finding_rows(
+        writing_panel(as_editor.get(reverse("wagtailadmin_home"))), "writing-links"
+    )
+
+    post.body = json.dumps([{**paragraph, "value": "<p>旧文已删。</p>"}])
+    post.save_revision()  # a draft: the editor opens it, so it is what counts
+
+    panel = writing_panel(as_editor.get(reverse("wagtailadmin_home")))
+    assert finding_rows(panel, "writing-links") == []
+    assert "没有失效的内部链接。" in panel.get_text()
+
+
+BAD_POST = """---
+title: 导入的坏公式
+---
+
+正文里有 $\\frac{1}{2$ 这样一个行内公式。
+
+$$
+f(x) &= (x + 1)^2
+$$
+
+$$
+E = mc^2
+$$
+"""
+
+
+def test_bad_formulas_of_an_imported_post_are_listed_by_block(
+    as_editor, home, tmp_path
+):
+    (tmp_path / "bad-math.md").write_text(BAD_POST, encoding="utf-8")
+    call_command("import_markdown", str(tmp_path), stdout=StringIO())
+    post = PostPage.objects.get(title="导入的坏公式")
+    body = post.get_latest_revision_as_object().body
+    (paragraph,) = [b.id for b in body if b.block_type == "paragraph"]
+    (bad_math,) = [
+        b.id for b in body if b.block_type == "math" and "&" in b.value["tex"]
+    ]
+
+    panel = writing_panel(as_editor.get(reverse("wagtailadmin_home")))
+
+    assert panel.find(id="writing-formulas").get_text() == "有错误的公式（2）"
+    assert sorted(finding_rows(panel, "writing-formulas")) == sorted(
+        [
+            (
+                "导入的坏公式 · 段落",
+                block_url(post, paragraph),
+                "\\frac{1}{2",
+                "",
+            ),
+            (
+                "导入的坏公式 · 公式",
+                block_url(post, bad_math),
+                "f(x) &= (x + 1)^2",
+                "",
+            ),
+        ]
+    )
+    # KaTeX's message is on the formula.
+    code = panel.select_one("table[aria-labelledby=writing-formulas] code")
+    assert code["title"].startswith("KaTeX parse error")
+
+
+def test_pages_saved_before_the_checks_are_counted_until_checked(as_editor, series):
+    post = PostPageFactory(parent=series, title="老文章")
+    BodyCheck.objects.filter(pk=post.pk).delete()
+
+    panel = writing_panel(as_editor.get(reverse("wagtailadmin_home")))
+    assert "另有 1 个页面" in panel.find(id="writing-unchecked").get_text()
+
+    call_command("check_bodies", stdout=StringIO())
+
+    panel = writing_panel(as_editor.get(reverse("wagtailadmin_home")))
+    assert panel.find(id="writing-unchecked") is None
+
+
+def make_site(series, count, start=0):
+    """Add ``count`` of each: draft, scheduled post, live post with a broken link
+    and a bad formula."""
+    for n in range(start, start + count):
+        make_draft(series, f"草稿 {n}", minutes_ago=n)
+        scheduled = PostPageFactory(parent=series, title=f"定时 {n}", live=False)
+        scheduled.go_live_at = timezone.now() + datetime.timedelta(days=n + 1)
+        scheduled.save_revision().publish()
+        gone = PostPageFactory(parent=series, title=f"将删除 {n}")
+        post_with_body(
+            series,
+            f"文章 {n}",
+            [
+                block(
+                    "paragraph",
+                    f'<p><a linktype="page" id="{gone.pk}">旧文 {n}</a></p>',
+                ),
+                block("math", {"tex": "\\frac{a", "label": ""}),
+            ],
+            date=datetime.date(2020, 1, 1),
+            updated=datetime.date(2020, 2, 1) + datetime.timedelta(days=n),
+        )
+        gone.delete()
+
+
+@pytest.mark.parametrize("posts", [5, 50])
+def test_dashboard_queries_do_not_grow_with_the_number_of_posts(
+    as_editor, series, posts, django_assert_max_num_queries
+):
+    make_site(series, posts)
+    as_editor.get(reverse("wagtailadmin_home"))  # warm caches: content types, site
+
+    # Wagtail's own dashboard (session, user, its panels) and the writing
+    # panel's: drafts, scheduled and recently updated posts, each with one
+    # prefetch of workflow states, the recent posts' tags; the first broken
+    # links and their count, the first bad formulas and their count, and the
+    # pages not yet checked. Whatever the number of posts.
+    with django_assert_max_num_queries(QUERY_LIMIT):
+        response = as_editor.get(reverse("wagtailadmin_home"))
+
+    panel = writing_panel(response)
+    shown = min(posts, 8)
+    assert len(rows(panel, "writing-drafts")) == shown
+    assert len(rows(panel, "writing-scheduled")) == shown
+    assert len(rows(panel, "writing-updated")) == shown
+    assert len(finding_rows(panel, "writing-links")) == shown
+    assert len(finding_rows(panel, "writing-formulas")) == shown
+    assert panel.find(id="writing-formulas").get_text() == f"有错误的公式（{posts}）"
