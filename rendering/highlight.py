@@ -185,17 +185,15 @@ def parse_line_spec(spec: str) -> list[int]:
             continue
         match = _LINE_ITEM.fullmatch(item)
         if match is None:
-            raise ValueError(
-                f"“{item}” is not a line number or range; write e.g. 1,3-5,9"
-            )
+            raise ValueError(f"“{item}”不是行号或行号范围；请写成 1,3-5,9 这样")
         first = int(match.group(1))
         last = int(match.group(2) or first)
         if first < 1:
-            raise ValueError(f"Line numbers start at 1, not {first}")
+            raise ValueError(f"行号从 1 开始，不能是 {first}")
         if last < first:
-            raise ValueError(f"Range “{item}” runs backwards; write {last}-{first}")
+            raise ValueError(f"范围“{item}”写反了；请写成 {last}-{first}")
         if last > MAX_LINE_NUMBER:
-            raise ValueError(f"Line {last} is beyond the limit of {MAX_LINE_NUMBER}")
+            raise ValueError(f"第 {last} 行超出了上限 {MAX_LINE_NUMBER}")
         lines.update(range(first, last + 1))
     return sorted(lines)
 

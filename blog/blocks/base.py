@@ -24,6 +24,7 @@ from wagtail.images import get_image_model
 
 from blog.widgets import CodeEditor
 from rendering import inline_math_errors, render_inline_text
+from rendering.math_messages import chinese_math_error
 
 
 class Text(StrEnum):
@@ -143,7 +144,12 @@ def raise_math_errors(find: Callable[[], list[str]]) -> None:
     Inside `math_errors_allowed()` the formulas are not even checked.
     """
     if checking_math() and (messages := find()):
-        raise ValidationError("；".join(messages))
+        raise ValidationError(math_error_text(messages))
+
+
+def math_error_text(messages: list[str]) -> str:
+    """Return KaTeX's messages as one Chinese error for the editor."""
+    return "；".join(chinese_math_error(message) for message in messages)
 
 
 class InlineMathFieldsMixin:
@@ -158,7 +164,7 @@ class InlineMathFieldsMixin:
     def clean(self, value):
         value = super().clean(value)
         errors = {
-            name: ValidationError("；".join(messages))
+            name: ValidationError(math_error_text(messages))
             for name in self.inline_math_fields
             if checking_math()
             and (messages := inline_math_errors(value.get(name) or ""))

@@ -19,6 +19,7 @@ from .base import (
     Text,
     checking_math,
     is_feed,
+    math_error_text,
     math_output,
     public_paths,
 )
@@ -153,7 +154,9 @@ class MathBlock(blocks.StructBlock):
         value = super().clean(value)
         message = check_math(value["tex"], display=True) if checking_math() else None
         if message:
-            raise blocks.StructBlockValidationError({"tex": ValidationError(message)})
+            raise blocks.StructBlockValidationError(
+                {"tex": ValidationError(math_error_text([message]))}
+            )
         if value.get("label", "").strip() and has_tag(value["tex"]):
             raise blocks.StructBlockValidationError(
                 {"label": ValidationError("公式里已有 \\tag{…}，编号请留空。")}

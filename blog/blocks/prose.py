@@ -236,7 +236,7 @@ class CalloutBlock(InlineMathFieldsMixin, blocks.StructBlock):
         icon = "warning"
         template = "blocks/callout_block.html"
         group = GROUP_TEXT
-        description = "提示框（note / tip / info / warning / danger）"
+        description = "提示框（注意、提示、信息、警告、危险）"
         preview_value = {
             "kind": "warning",
             "title": "同步",

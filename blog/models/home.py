@@ -21,8 +21,10 @@ POSTS_PER_PAGE = 20
 class HomePage(OneQueryViewRestrictions, Page):
     """The site root: author intro, recent updates and the sections."""
 
-    author = models.CharField(max_length=100, blank=True, default="")
-    intro = RichTextField(blank=True, features=["bold", "italic", "code", "link"])
+    author = models.CharField("作者", max_length=100, blank=True, default="")
+    intro = RichTextField(
+        "简介", blank=True, features=["bold", "italic", "code", "link"]
+    )
 
     parent_page_types = ["wagtailcore.Page"]
     subpage_types = [

@@ -188,7 +188,7 @@ class PostPage(
     """An article."""
 
     summary = models.TextField(
-        blank=True, help_text="一两句话的摘要，显示在文章卡片和搜索结果中"
+        "摘要", blank=True, help_text="一两句话的摘要，显示在文章卡片和搜索结果中"
     )
     date = models.DateField("发布日期", default=datetime.date.today)
     updated = models.DateField(
@@ -199,12 +199,13 @@ class PostPage(
     tags = ClusterTaggableManager(through=PostTag, blank=True)
     cover = models.ForeignKey(
         "wagtailimages.Image",
+        verbose_name="封面",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
     )
-    body = StreamField(PostBodyBlock(), blank=True)
+    body = StreamField(PostBodyBlock(), blank=True, verbose_name="正文")
     comments = models.BooleanField("允许评论", default=False)
 
     objects = PageManager.from_queryset(PostPageQuerySet)()

@@ -81,15 +81,17 @@ class SeriesPage(
     Ordering = SeriesOrdering
 
     # A body like a post's: prose, code, math, callouts, images.
-    intro = StreamField(PostBodyBlock(), blank=True)
+    intro = StreamField(PostBodyBlock(), blank=True, verbose_name="简介")
     cover = models.ForeignKey(
         "wagtailimages.Image",
+        verbose_name="封面",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
     )
     ordering = models.CharField(
+        "文章顺序",
         max_length=16,
         choices=Ordering.choices,
         default=Ordering.EXPLORER,

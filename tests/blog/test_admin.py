@@ -88,9 +88,9 @@ def test_post_with_bad_latex_is_not_saved_and_shows_katex_message(editor, series
     # The editor's input comes back, with KaTeX's message under the formula.
     assert blocks[1]["value"]["tex"] == r"\frac{a"
     (message,) = errors["blockErrors"]["1"]["blockErrors"]["tex"]["messages"]
-    assert message.startswith("KaTeX parse error")
+    assert message.startswith("公式错误：")
     assert "0" not in errors["blockErrors"]
-    assert "KaTeX parse error" in response.content.decode()
+    assert "公式错误：" in response.content.decode()
 
 
 def test_bad_inline_math_in_a_paragraph_is_reported_on_the_block(editor, series):
@@ -104,7 +104,7 @@ def test_bad_inline_math_in_a_paragraph_is_reported_on_the_block(editor, series)
     assert not PostPage.objects.exists()
     _, errors = stream_state(response)
     (message,) = errors["blockErrors"]["0"]["messages"]
-    assert message.startswith("KaTeX parse error")
+    assert message.startswith("公式错误：")
 
 
 def test_valid_post_is_saved_published_and_rendered(editor, series):

@@ -121,7 +121,7 @@ def test_bad_latex_is_rejected_with_katex_message(block, raw):
     with pytest.raises(ValidationError) as caught:
         block.clean(block.to_python(raw))
 
-    assert "KaTeX parse error" in error_text(caught.value)
+    assert "公式错误：" in error_text(caught.value)
 
 
 def test_math_block_error_is_on_the_tex_field():
@@ -130,15 +130,15 @@ def test_math_block_error_is_on_the_tex_field():
     with pytest.raises(ValidationError) as caught:
         block.clean(block.to_python({"tex": BAD_TEX, "label": ""}))
 
-    assert "KaTeX parse error" in " ".join(caught.value.block_errors["tex"].messages)
+    assert "公式错误：" in " ".join(caught.value.block_errors["tex"].messages)
 
 
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
         ("9", "代码只有 4 行，不能高亮第 9 行。"),
-        ("a-b", "“a-b” is not a line number or range; write e.g. 1,3-5,9"),
-        ("3-1", "Range “3-1” runs backwards; write 1-3"),
+        ("a-b", "“a-b”不是行号或行号范围；请写成 1,3-5,9 这样"),
+        ("3-1", "范围“3-1”写反了；请写成 1-3"),
     ],
 )
 def test_code_highlight_lines_must_exist_and_parse(spec, message):

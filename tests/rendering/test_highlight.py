@@ -122,12 +122,12 @@ def test_parse_line_spec(spec, expected):
     ("spec", "message"),
     [
         ("3-1", "backwards"),
-        ("a", "not a line number"),
-        ("0", "start at 1"),
-        ("1-", "not a line number"),
-        ("1;2", "not a line number"),
-        ("-3", "not a line number"),
-        ("1-999999999", "beyond the limit"),
+        ("a", "不是行号"),
+        ("0", "行号从 1 开始"),
+        ("1-", "不是行号"),
+        ("1;2", "不是行号"),
+        ("-3", "不是行号"),
+        ("1-999999999", "超出了上限"),
     ],
 )
 def test_parse_line_spec_rejects_junk_with_a_clear_message(spec, message):

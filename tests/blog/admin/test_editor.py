@@ -155,8 +155,8 @@ def test_bad_inline_math_is_reported_where_it_was_written(
         (message,) = errors["1"]["messages"]
     else:
         (message,) = errors["1"]["blockErrors"][field]["messages"]
-    assert message.startswith("KaTeX parse error")
-    assert "KaTeX parse error" in response.content.decode()
+    assert message.startswith("公式错误：")
+    assert "公式错误：" in response.content.decode()
 
 
 def test_bad_inline_math_in_an_image_caption_is_reported_on_the_caption(
@@ -170,7 +170,7 @@ def test_bad_inline_math_in_an_image_caption_is_reported_on_the_caption(
     assert not PostPage.objects.exists()
     errors = stream_errors(response)["blockErrors"]
     (message,) = errors["0"]["blockErrors"]["caption"]["messages"]
-    assert message.startswith("KaTeX parse error")
+    assert message.startswith("公式错误：")
 
 
 def test_bad_formula_in_an_existing_post_is_refused_and_the_post_kept(
@@ -192,8 +192,8 @@ def test_bad_formula_in_an_existing_post_is_refused_and_the_post_kept(
     (message,) = stream_errors(response)["blockErrors"]["0"]["blockErrors"]["tex"][
         "messages"
     ]
-    assert message.startswith("KaTeX parse error")
-    assert "KaTeX parse error" in response.content.decode()
+    assert message.startswith("公式错误：")
+    assert "公式错误：" in response.content.decode()
     post.refresh_from_db()
     assert post.title == "Softmax"
     assert [(child.block_type, child.value["tex"]) for child in post.body] == [

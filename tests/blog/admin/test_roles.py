@@ -63,7 +63,7 @@ def test_editor_writes_a_draft_and_submits_it_but_cannot_publish(
     assert post.owner == editor
     assert not post.live
     assert post.workflow_in_progress
-    assert post.current_workflow_task.name == "Moderators approval"
+    assert post.current_workflow_task.name == "审核员审批"
     edit_form = as_editor.get(edit_url(post)).content.decode()
     assert 'name="action-publish"' not in edit_form
 
