@@ -90,7 +90,6 @@ def test_post_with_bad_latex_is_not_saved_and_shows_katex_message(editor, series
     (message,) = errors["blockErrors"]["1"]["blockErrors"]["tex"]["messages"]
     assert message.startswith("公式错误：")
     assert "0" not in errors["blockErrors"]
-    assert "公式错误：" in response.content.decode()
 
 
 def test_bad_inline_math_in_a_paragraph_is_reported_on_the_block(editor, series):

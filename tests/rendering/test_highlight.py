@@ -121,7 +121,7 @@ def test_parse_line_spec(spec, expected):
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("3-1", "backwards"),
+        ("3-1", "写反了"),
         ("a", "不是行号"),
         ("0", "行号从 1 开始"),
         ("1-", "不是行号"),

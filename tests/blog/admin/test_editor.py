@@ -156,7 +156,6 @@ def test_bad_inline_math_is_reported_where_it_was_written(
     else:
         (message,) = errors["1"]["blockErrors"][field]["messages"]
     assert message.startswith("公式错误：")
-    assert "公式错误：" in response.content.decode()
 
 
 def test_bad_inline_math_in_an_image_caption_is_reported_on_the_caption(
@@ -193,7 +192,6 @@ def test_bad_formula_in_an_existing_post_is_refused_and_the_post_kept(
         "messages"
     ]
     assert message.startswith("公式错误：")
-    assert "公式错误：" in response.content.decode()
     post.refresh_from_db()
     assert post.title == "Softmax"
     assert [(child.block_type, child.value["tex"]) for child in post.body] == [
