@@ -114,7 +114,7 @@ UNTRANSLATABLE = {"Actions", "Search"}
 # HTML tags, image sizes.
 NOT_WORDS = re.compile(
     r"https?://\S*|\\[A-Za-z]+(?:\{[A-Za-z*]+\})?|!?\[[^\]]*\]\([^)]*\)|\[![A-Z]+\]"
-    r"|</?[a-z]+>|\b\d+x\d+\b"
+    r"|</?[a-z]+>|\b\d+x\d+\b|\bv\d+(?:\.\d+)+"
 )
 # A word of two letters or more: single letters are math (x, l, c, r).
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9+#]+(?:['’.-][A-Za-z0-9]+)*")
@@ -176,8 +176,13 @@ def shown_text(html):
 
 def english_left(html, own_content=()):
     """Return each run of English words on the page, but names and own content."""
+    return english_in(shown_text(html), own_content)
+
+
+def english_in(strings, own_content=()):
+    """Return the strings holding English words, but names and own content."""
     runs = set()
-    for text in shown_text(html):
+    for text in strings:
         if text.strip() in UNTRANSLATABLE:
             continue
         shown = text
