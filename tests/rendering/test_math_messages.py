@@ -1,0 +1,50 @@
+"""KaTeX's errors in Chinese: the reason translated, position and token kept."""
+
+import pytest
+
+from rendering import check_math
+from rendering.math_messages import chinese_math_error
+
+
+@pytest.mark.parametrize(
+    ("tex", "chinese"),
+    [
+        (
+            r"\frac{1}{\foo}",
+            r"公式错误：未定义的命令：\foo（第 10 个字符处）：\frac{1}{\̲f̲o̲o̲}",
+        ),
+        ("a}", "公式错误：多余的“}”（第 2 个字符处）：a}̲"),
+        ("{a", "公式错误：缺少“}”（在公式末尾）：{a"),
+        (
+            "x_1_2",
+            "公式错误：重复的下标：一个符号只能有一个 _，多层请用 {} 分组"
+            "（第 4 个字符处）：x_1_̲2",
+        ),
+        (
+            r"\begin{array}{q}a\end{array}",
+            "公式错误：未知的列对齐方式：q（应为 l、c 或 r）（第 15 个字符处）："
+            r"\begin{array}{q̲}a\end{array}",
+        ),
+        (r"\left( x", r"公式错误：缺少“\right”（在公式末尾）：\left( x"),
+        ("$x$", "公式错误：不能在公式中使用“$”（第 1 个字符处）：$̲x$"),
+        (r"\def\x", "公式错误：缺少宏定义"),
+    ],
+)
+def test_katex_messages_are_chinese_with_their_position_and_token(tex, chinese):
+    assert chinese_math_error(check_math(tex, display=True)) == chinese
+
+
+def test_an_unknown_reason_keeps_katex_words_and_its_position():
+    message = "KaTeX parse error: Something new at position 3: ab̲c"
+    assert (
+        chinese_math_error(message) == "公式错误：Something new（第 3 个字符处）：ab̲c"
+    )
+
+
+def test_a_message_not_from_katex_parse_is_unchanged():
+    assert chinese_math_error("render timed out") == "render timed out"
+
+
+def test_missing_dollar_is_translated():
+    message = "KaTeX parse error: Missing $ inserted at position 4: ab c"
+    assert chinese_math_error(message) == "公式错误：缺少 $（第 4 个字符处）：ab c"
