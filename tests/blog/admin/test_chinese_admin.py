@@ -111,10 +111,10 @@ NAMES = {
 # can translate them.
 UNTRANSLATABLE = {"Actions", "Search"}
 # Code and addresses inside help texts: LaTeX commands, Markdown syntax, URLs,
-# HTML tags, image sizes.
+# HTML tags, image sizes, versions, file extensions.
 NOT_WORDS = re.compile(
     r"https?://\S*|\\[A-Za-z]+(?:\{[A-Za-z*]+\})?|!?\[[^\]]*\]\([^)]*\)|\[![A-Z]+\]"
-    r"|</?[a-z]+>|\b\d+x\d+\b|\bv\d+(?:\.\d+)+"
+    r"|</?[a-z]+>|\b\d+x\d+\b|\bv\d+(?:\.\d+)+|(?<!\w)\.[a-z]+\b"
 )
 # A word of two letters or more: single letters are math (x, l, c, r).
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9+#]+(?:['’.-][A-Za-z0-9]+)*")
