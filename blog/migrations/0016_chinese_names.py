@@ -31,7 +31,7 @@ def backwards(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("blog", "0013_chinese_labels"),
+        ("blog", "0015_chinese_labels"),
         ("wagtailcore", "0098_apitoken"),
     ]
 
