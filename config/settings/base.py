@@ -278,6 +278,8 @@ if REDIS_URL:
         },
     }
 else:
+    # Local memory here; development and production share files instead
+    # (disk_caches below), so that a command's purge reaches the server.
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
@@ -290,6 +292,29 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 20000},
         },
     }
+
+
+def disk_caches(folder: Path) -> dict:
+    """Return both caches as diskcache folders under ``folder`` (no Redis).
+
+    Every process of the machine shares them: a server, its workers and a
+    management command run beside it (``import_markdown`` purging what it
+    changed). PAGE_CACHE_DIR and RENDER_CACHE_DIR name other folders.
+    """
+    return {
+        "default": {
+            "BACKEND": "config.cache.DiskCache",
+            "LOCATION": os.environ.get("PAGE_CACHE_DIR", str(folder / "pages")),
+            "OPTIONS": {"size_limit": 2**30},
+        },
+        "renders": {
+            "BACKEND": "config.cache.DiskCache",
+            "LOCATION": os.environ.get("RENDER_CACHE_DIR", str(folder / "renders")),
+            "TIMEOUT": None,
+            "OPTIONS": {"size_limit": 2**30},
+        },
+    }
+
 
 # The full-page cache for anonymous readers (pagecache/cache.py), purged on
 # publish (pagecache/purge.py): how long a page is kept, in seconds; 0 turns
