@@ -85,6 +85,9 @@ MIDDLEWARE = [
     "config.compression.CompressionMiddleware",
     # The admin's own inline scripts, allowed by hash (config/security.py).
     "config.security.AdminInlineScriptsMiddleware",
+    # Wagtail's autosave refusals (a form not valid yet) as 200, not a console
+    # error per keystroke; its script reads the JSON body (config/autosave.py).
+    "config.autosave.AutosaveRefusalMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Public pages in LANGUAGE_CODE whatever Accept-Language says, so the page
     # cache needs no copy per language; the admin follows it (config/locale.py).
@@ -377,6 +380,8 @@ WAGTAIL_SITE_NAME = os.environ.get("SITE_NAME", "刘芷溢的博客")
 SOCIAL_IMAGE_FONT = os.environ.get("SOCIAL_IMAGE_FONT", "")
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
 WAGTAIL_ALLOW_UNICODE_SLUGS = True
+# Uploading an image already in the library reuses it (blog/image_forms.py).
+WAGTAILIMAGES_IMAGE_FORM_BASE = "blog.image_forms.ReusingImageForm"
 # The admin asks releases.wagtail.org for new versions from the editor's
 # browser; the site's policy allows no such call, and it tells a third party
 # who edits when. Upgrades come through requirements.txt.
