@@ -8,11 +8,13 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html
 from wagtail import hooks
+from wagtail.admin import messages
 from wagtail.admin.ui.components import Component
 from wagtail.models import Page
 from wagtail.permissions import policy_registry
 
 from blog.blocks import PostBodyBlock
+from blog.forms import abandoned_drafts
 from blog.models import BadFormula, BodyCheck, BodyLink, PostPage
 from blog.writing import checked_models
 
@@ -172,3 +174,39 @@ def live_math():
         static("katex/katex.min.js"),
         static("js/admin-math.js"),
     )
+
+
+DRAFTS_OFFERED = 3
+
+
+@hooks.register("before_create_page")
+def offer_drafts(request, parent_page, page_class):
+    """Offer the editor's unpublished drafts here before they start a page over.
+
+    Autosave keeps every attempt once its title is typed; the add form names
+    them, each with a link to continue or delete it, so starting over does not
+    leave a second draft behind or stop at "slug already in use". Shown on the
+    form (GET), and again when a save is refused for a slug one of them holds.
+    """
+    if not request.accepts("text/html"):
+        return None  # Autosave: its answer is JSON, and messages would wait.
+    drafts = abandoned_drafts(parent_page, request.user, page_class)
+    if request.method == "POST":
+        drafts = drafts.filter(slug=request.POST.get("slug", ""))
+    for draft in drafts[:DRAFTS_OFFERED]:
+        saved = draft.latest_revision_created_at
+        when = f"（{saved:%Y-%m-%d %H:%M} 保存）" if saved else ""
+        messages.warning(
+            request,
+            f"你在「{parent_page.title}」下有一篇未发布的草稿「{draft.title}」{when}。"
+            "要接着写，请继续编辑它；不再需要可以删除。",
+            buttons=[
+                messages.button(
+                    reverse("wagtailadmin_pages:edit", args=[draft.pk]), "继续编辑草稿"
+                ),
+                messages.button(
+                    reverse("wagtailadmin_pages:delete", args=[draft.pk]), "删除"
+                ),
+            ],
+        )
+    return None

@@ -1,9 +1,12 @@
 """Blocks of text: headings, paragraphs, Markdown, tables, callouts, quotes."""
 
+from django import forms
 from django.template.loader import render_to_string
+from django.utils.functional import cached_property
 from django.utils.safestring import mark_safe
 from wagtail import blocks
 from wagtail.contrib.table_block.blocks import TableBlock as WagtailTableBlock
+from wagtail.contrib.table_block.blocks import TableInput as WagtailTableInput
 from wagtail.images import get_image_model
 
 from rendering import (
@@ -156,8 +159,24 @@ class MarkdownBlock(CodeTextBlock):
         return context
 
 
+class TableInput(WagtailTableInput):
+    """Wagtail's table editor, with Chinese strings for its context menu."""
+
+    @cached_property
+    def media(self):
+        # After Handsontable, before any table is drawn: its language is the
+        # site's, which it must know or it logs an error on the edit page.
+        return super().media + forms.Media(js=["js/admin/handsontable-zh-hans.js"])
+
+
 class TableBlock(WagtailTableBlock):
     """A table with a caption and a header row; cells may hold inline math."""
+
+    @cached_property
+    def field(self):
+        return forms.CharField(
+            widget=TableInput(table_options=self.table_options), **self.field_options
+        )
 
     def __init__(self, **kwargs):
         kwargs.setdefault(

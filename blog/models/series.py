@@ -11,6 +11,7 @@ from wagtail.search import index
 
 from blog.blocks import PostBodyBlock
 from blog.feeds import PostFeed
+from blog.forms import StartOverPageForm
 from blog.models.base import (
     CountedPaginator,
     ImportedFrom,
@@ -106,6 +107,7 @@ class SeriesPage(
     parent_page_types = ["blog.HomePage", "blog.SeriesPage"]
     subpage_types = ["blog.PostPage", "blog.SeriesPage"]
 
+    base_form_class = StartOverPageForm
     content_panels = Page.content_panels + [
         FieldPanel("intro"),
         FieldPanel("cover"),

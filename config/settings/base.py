@@ -85,6 +85,9 @@ MIDDLEWARE = [
     "config.compression.CompressionMiddleware",
     # The admin's own inline scripts, allowed by hash (config/security.py).
     "config.security.AdminInlineScriptsMiddleware",
+    # Wagtail's autosave refusals (a form not valid yet) as 200, not a console
+    # error per keystroke; its script reads the JSON body (config/autosave.py).
+    "config.autosave.AutosaveRefusalMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Public pages in LANGUAGE_CODE whatever Accept-Language says, so the page
     # cache needs no copy per language; the admin follows it (config/locale.py).
@@ -280,6 +283,8 @@ if REDIS_URL:
         },
     }
 else:
+    # Local memory here; development and production share files instead
+    # (disk_caches below), so that a command's purge reaches the server.
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
@@ -292,6 +297,29 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 20000},
         },
     }
+
+
+def disk_caches(folder: Path) -> dict:
+    """Return both caches as diskcache folders under ``folder`` (no Redis).
+
+    Every process of the machine shares them: a server, its workers and a
+    management command run beside it (``import_markdown`` purging what it
+    changed). PAGE_CACHE_DIR and RENDER_CACHE_DIR name other folders.
+    """
+    return {
+        "default": {
+            "BACKEND": "config.cache.DiskCache",
+            "LOCATION": os.environ.get("PAGE_CACHE_DIR", str(folder / "pages")),
+            "OPTIONS": {"size_limit": 2**30},
+        },
+        "renders": {
+            "BACKEND": "config.cache.DiskCache",
+            "LOCATION": os.environ.get("RENDER_CACHE_DIR", str(folder / "renders")),
+            "TIMEOUT": None,
+            "OPTIONS": {"size_limit": 2**30},
+        },
+    }
+
 
 # The full-page cache for anonymous readers (pagecache/cache.py), purged on
 # publish (pagecache/purge.py): how long a page is kept, in seconds; 0 turns
@@ -354,6 +382,8 @@ WAGTAIL_SITE_NAME = os.environ.get("SITE_NAME", "刘芷溢的博客")
 SOCIAL_IMAGE_FONT = os.environ.get("SOCIAL_IMAGE_FONT", "")
 WAGTAILADMIN_BASE_URL = os.environ.get("WAGTAILADMIN_BASE_URL", "http://127.0.0.1:8000")
 WAGTAIL_ALLOW_UNICODE_SLUGS = True
+# Uploading an image already in the library reuses it (blog/image_forms.py).
+WAGTAILIMAGES_IMAGE_FORM_BASE = "blog.image_forms.ReusingImageForm"
 # The admin asks releases.wagtail.org for new versions from the editor's
 # browser; the site's policy allows no such call, and it tells a third party
 # who edits when. Upgrades come through requirements.txt.

@@ -1,7 +1,7 @@
 """Local development: DEBUG on, a fixed insecure key, localhost only."""
 
 from .base import *  # noqa: F403
-from .base import env_list
+from .base import BASE_DIR, REDIS_URL, disk_caches, env_list
 
 DEBUG = True
 SECRET_KEY = SECRET_KEY or "django-insecure-dev-only-key-do-not-use-in-production"  # noqa: F405
@@ -10,3 +10,8 @@ EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 # Serve static files straight from the app folders and node_modules.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Caches in files, as in production without Redis: `make run` serves pages
+# from them, and `import_markdown` in another terminal purges the same ones,
+# so readers see its changes on the next request. Apart from production's.
+if not REDIS_URL:
+    CACHES = disk_caches(BASE_DIR / ".cache" / "dev")

@@ -29,20 +29,7 @@ ALLOWED_HOSTS = [
 # Without Redis, both caches are diskcache directories (SQLite-indexed files)
 # that every process of this machine shares.
 if not REDIS_URL:  # noqa: F405
-    cache_dir = BASE_DIR / ".cache"  # noqa: F405
-    CACHES = {
-        "default": {
-            "BACKEND": "config.cache.DiskCache",
-            "LOCATION": os.environ.get("PAGE_CACHE_DIR", str(cache_dir / "pages")),
-            "OPTIONS": {"size_limit": 2**30},
-        },
-        "renders": {
-            "BACKEND": "config.cache.DiskCache",
-            "LOCATION": os.environ.get("RENDER_CACHE_DIR", str(cache_dir / "renders")),
-            "TIMEOUT": None,
-            "OPTIONS": {"size_limit": 2**30},
-        },
-    }
+    CACHES = disk_caches(BASE_DIR / ".cache")  # noqa: F405
 CSRF_TRUSTED_ORIGINS = [
     origin for origin in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if origin
 ]
