@@ -38,6 +38,10 @@ def math_post(home, django_capture_on_commit_callbacks, *, warm=False, **fields)
     ]
     with django_capture_on_commit_callbacks(execute=warm):
         post.save_revision().publish()
+    if not warm:
+        # Saving checks each formula for the writing dashboard, which leaves
+        # its render in the cache: a new server would not have it.
+        caches["renders"].clear()
     return PostPage.objects.get(pk=post.pk)
 
 

@@ -113,7 +113,9 @@ def math_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     tex = (value.get("tex") or "").strip("\n")
     label = (value.get("label") or "").strip()
     block = f"$$\n{tex}\n$$"
-    return f"<!-- label: {label} -->\n{block}" if label else block
+    if label:
+        return f"<!-- label: {label} -->\n{block}"
+    return f"<!-- numbered -->\n{block}" if value.get("numbered") else block
 
 
 def image_alt(text: str) -> str:

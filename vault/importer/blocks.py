@@ -161,6 +161,8 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         self.prose: list[str] = []
         self.prose_line = first_line
         self.pending_label = ""
+        self.pending_numbered = False
+        self.numbered = False
         self.h1_seen = False
 
     # Driver ----------------------------------------------------------------
@@ -214,6 +216,8 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         node = nodes[i]
         kind = node[0].type
         label, self.pending_label = self.pending_label, ""
+        # A `<!-- numbered -->` comment numbers the next node's display math.
+        self.numbered, self.pending_numbered = self.pending_numbered, False
         previous = nodes[i - 1][0].type if i else ""
         if kind == "heading_open":
             self._heading(node)
@@ -587,7 +591,9 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         tex = tex.strip()
         if not tex:
             return
-        self._emit("math", {"tex": tex, "label": label[:32]}, line)
+        numbered = self.numbered and not label
+        value = {"tex": tex, "label": label[:32], "numbered": numbered}
+        self._emit("math", value, line)
 
     # Block regions ---------------------------------------------------------
 

@@ -361,12 +361,14 @@ class RawHtmlMixin:
         self._figure(fragment, height, caption, line, images=True)
 
     def _comment(self, content: str, line: int) -> None:
-        """Act on a directive comment: break, label, embed; ignore the rest."""
+        """Act on a directive comment: break, label, numbered, embed; ignore the rest."""
         body = content[4:]
         body = body[: body.find("-->")] if "-->" in body else body
         body = body.strip()
         if body == "break":
             self._flush()
+        elif body == "numbered":
+            self.pending_numbered = True
         elif match := re.fullmatch(r"label\s*:\s*(.+)", body, re.DOTALL):
             self.pending_label = match.group(1).strip()
         elif match := re.fullmatch(r"embed\s*:\s*(\S+)", body):

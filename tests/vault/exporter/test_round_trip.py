@@ -12,6 +12,7 @@ from wagtail.images import get_image_model
 from wagtail.models import Page
 
 from blog.models import ArchivePage, PostPage, SeriesPage, TagIndexPage
+from tests.factories import PostPageFactory
 from tests.vault.exporter.reading import canonical_html
 from tests.vault.exporter.sites import Buffer, add_post, make_image
 from vault.exporter.tree import export_site
@@ -45,6 +46,9 @@ def body_key(body, page_url) -> list:
             value = (plain(value["text"]), value["level"])
         elif kind == "paragraph":
             value = rich(value)
+        elif kind == "math":
+            # Blocks saved before the numbering switch have no key for it.
+            value = (value["tex"], value["label"], value.get("numbered", False))
         elif kind == "image":
             value = (
                 image_key(value["image"]),
@@ -220,3 +224,20 @@ def test_image_alt_text_with_brackets_comes_back_whole(home, tmp_path):
     )
     value = PostPage.objects.get(slug="p").body.raw_data[0]["value"]
     assert (value["alt"], value["caption"]) == (alt, "A [b] c")
+
+
+def test_a_numbered_formula_keeps_its_automatic_number_through_export(home, tmp_path):
+    post = PostPageFactory(parent=home, slug="numbered", title="编号")
+    post.body = [
+        ("math", {"tex": "a = b", "label": "", "numbered": True}),
+        ("math", {"tex": "c = d", "label": "", "numbered": False}),
+    ]
+    post.save_revision().publish()
+    out = tmp_path / "out"
+    call_command("export_markdown", str(out), stdout=Buffer(), stderr=Buffer())
+    text = next(out.rglob("numbered.md")).read_text("utf-8")
+    assert "<!-- numbered -->\n$$\na = b\n$$" in text
+    post.delete()
+    call_command("import_markdown", str(out), stdout=Buffer(), stderr=Buffer())
+    again = PostPage.objects.get(slug="numbered")
+    assert [block.value["numbered"] for block in again.body] == [True, False]

@@ -94,19 +94,21 @@ def test_display_math_blocks_with_labels_lines_and_one_liners():
         E = mc^2
         $$
 
+        <!-- numbered -->
         ```math
         \int_0^1 x\,dx
         ```
         """
     )
     assert types(body) == ["paragraph", "math", "paragraph", "math", "math"]
-    assert body.blocks[1].value == {"tex": "a = b", "label": ""}
-    assert body.blocks[3].value == {"tex": "E = mc^2", "label": "2"}
+    assert body.blocks[1].value == {"tex": "a = b", "label": "", "numbered": False}
+    assert body.blocks[3].value == {"tex": "E = mc^2", "label": "2", "numbered": False}
     assert body.blocks[4].value["tex"] == r"\int_0^1 x\,dx"
+    assert body.blocks[4].value["numbered"] is True
     assert [(f.tex.strip(), f.display, f.line) for f in body.formulas] == [
         ("a = b", True, 2),
         ("E = mc^2", True, 6),
-        (r"\int_0^1 x\,dx", True, 10),
+        (r"\int_0^1 x\,dx", True, 11),
     ]
 
 

@@ -122,7 +122,7 @@ def test_the_admin_still_refuses_the_bad_formula_when_an_editor_saves_it(
     )
     errors = json.loads(field["data-w-block-arguments-value"])[1]
     (message,) = errors["blockErrors"]["0"]["blockErrors"]["tex"]["messages"]
-    assert message.startswith("KaTeX parse error")
+    assert message.startswith("公式错误")
     # Nothing was saved: no new revision.
     assert PostPage.objects.get(pk=page.pk).get_latest_revision() == revision
 
