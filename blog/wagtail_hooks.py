@@ -6,6 +6,7 @@ See https://docs.wagtail.org/en/stable/reference/hooks.html
 from django.contrib.contenttypes.models import ContentType
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from wagtail import hooks
 from wagtail.admin import messages
@@ -195,7 +196,7 @@ def offer_drafts(request, parent_page, page_class):
         drafts = drafts.filter(slug=request.POST.get("slug", ""))
     for draft in drafts[:DRAFTS_OFFERED]:
         saved = draft.latest_revision_created_at
-        when = f"（{saved:%Y-%m-%d %H:%M} 保存）" if saved else ""
+        when = f"（{timezone.localtime(saved):%Y-%m-%d %H:%M} 保存）" if saved else ""
         messages.warning(
             request,
             f"你在「{parent_page.title}」下有一篇未发布的草稿「{draft.title}」{when}。"
