@@ -1,0 +1,95 @@
+"""An editor writes a post in the real admin and publishes it: readers see it at once.
+
+Chinese title, a paragraph with inline math, a display formula and a CUDA
+code block, published from the add form the moment it is written (an
+autosave may still be on its way). The post's page, its section and home
+show it on the next request, typeset, and the admin logged no error.
+"""
+
+import pytest
+
+from tests.e2e.conftest import PageProblems
+
+pytestmark = pytest.mark.e2e
+
+USERNAME, PASSWORD = "writer", "a-long-passphrase-for-the-writer"  # noqa: S105
+TITLE = "共享内存的 bank 冲突"
+SECTION_ID = """
+from blog.models import SeriesPage
+print(SeriesPage.objects.get(slug="cuda", depth=3).pk)
+"""
+
+
+@pytest.fixture(scope="module")
+def writer(demo_server):
+    demo_server.manage(
+        "shell",
+        "-c",
+        "from django.contrib.auth import get_user_model; "
+        f"get_user_model().objects.create_superuser({USERNAME!r}, "
+        f"'writer@example.com', {PASSWORD!r})",
+    )
+    return USERNAME, PASSWORD
+
+
+def add_block(page, name, index):
+    page.locator("#body-root button.c-sf-add-button").nth(index).click()
+    page.get_by_role("option", name=name).first.click()
+
+
+def test_a_post_written_and_published_in_the_admin_shows_to_readers_at_once(
+    browser, demo_server, writer
+):
+    from scripts.support.servers import manage
+
+    section = manage(demo_server.env, "shell", "-c", SECTION_ID).split()[-1]
+    reader = browser.new_context(base_url=demo_server.url)
+    home_before = reader.new_page().goto("/").text()
+    assert TITLE not in home_before  # and home is now in the page cache
+
+    context = browser.new_context(base_url=demo_server.url, locale="zh-CN")
+    page = context.new_page()
+    problems = PageProblems(page)
+    try:
+        page.goto("/admin/login/")
+        page.fill("#id_username", writer[0])
+        page.fill("#id_password", writer[1])
+        page.click("button[type=submit]")
+        page.wait_for_url("**/admin/")
+        page.goto(f"/admin/pages/add/blog/postpage/{section}/")
+        page.fill("#id_title", TITLE)
+        page.fill("#id_summary", "32 个 bank 与 $2^k$ 步长")
+
+        add_block(page, "段落", 0)
+        paragraph = page.locator("[data-contentpath='body'] .DraftEditor-root").first
+        paragraph.click()
+        page.keyboard.type("步长为 $2^k$ 时冲突最多。")
+        add_block(page, "公式", 1)
+        page.locator("textarea[name='body-1-value-tex']").fill(
+            r"\text{bank} = \left\lfloor \frac{addr}{4} \right\rfloor \bmod 32"
+        )
+        add_block(page, "代码", 2)
+        page.select_option("select[name='body-2-value-language']", "cuda")
+        page.locator(".cm-content").click()
+        page.keyboard.type("__shared__ float tile[32][33];")
+
+        # Publish at once: the dropdown of the save button.
+        page.locator("footer [data-w-dropdown-target='toggle']").first.click()
+        with page.expect_navigation():
+            page.get_by_role("button", name="发布").first.click()
+        assert "已创建并发布" in page.locator(".messages").inner_text()
+
+        post = reader.new_page()
+        response = post.goto("/cuda/")
+        assert TITLE in response.text()
+        assert TITLE in post.goto("/").text()  # purged, not the cached home
+        link = post.locator(f"a:has-text('{TITLE}')").first
+        post.goto(link.get_attribute("href"))
+        assert post.locator("h1").inner_text() == TITLE
+        assert post.locator(".block-paragraph .katex").count() == 1
+        assert post.locator(".katex-display").count() == 1
+        assert "tile[32][33]" in post.locator(".highlight").inner_text()
+        assert problems.errors == []
+    finally:
+        context.close()
+        reader.close()
