@@ -4,8 +4,9 @@ See https://docs.wagtail.org/en/stable/reference/hooks.html
 """
 
 from django.contrib.contenttypes.models import ContentType
+from django.http import JsonResponse
 from django.templatetags.static import static
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from wagtail import hooks
@@ -18,6 +19,7 @@ from blog.blocks import PostBodyBlock
 from blog.forms import abandoned_drafts
 from blog.models import BadFormula, BodyCheck, BodyLink, PostPage
 from blog.writing import checked_models
+from rendering.math_messages import chinese_reason
 
 WRITING_PANEL_LIMIT = 8
 
@@ -159,6 +161,21 @@ def add_writing_panel(request, panels):
     panels.append(WritingPanel())
 
 
+def math_message(request):
+    """Return KaTeX's error ``m`` in Chinese, for the live preview of formulas.
+
+    One table of translations (rendering/math_messages.py) serves the
+    admin's validation errors and the preview as the editor types.
+    """
+    return JsonResponse({"message": chinese_reason(request.GET.get("m", "")[:500])})
+
+
+@hooks.register("register_admin_urls")
+def register_math_message_url():
+    # Admin URLs are behind Wagtail's login and admin-access check.
+    return [path("math-message/", math_message, name="blog_math_message")]
+
+
 @hooks.register("insert_editor_js")
 def live_math():
     """KaTeX (the build the server renders with) and our live preview of formulas.
@@ -169,11 +186,12 @@ def live_math():
     """
     return format_html(
         '<link rel="stylesheet" href="{}"><link rel="stylesheet" href="{}">'
-        '<script src="{}"></script><script src="{}"></script>',
+        '<script src="{}"></script><script src="{}" data-messages="{}"></script>',
         static("katex/katex.min.css"),
         static("css/admin-math.css"),
         static("katex/katex.min.js"),
         static("js/admin-math.js"),
+        reverse("blog_math_message"),
     )
 
 

@@ -118,3 +118,14 @@ def chinese_math_error(message: str) -> str:
     if context:
         parts.append(f"：{context}")
     return "".join(parts)
+
+
+def chinese_reason(message: str) -> str:
+    """Return only the reason of KaTeX's ``message``, in Chinese where known.
+
+    For the live preview, which shows the position itself: the prefix and
+    KaTeX's "at position N: …" are left out.
+    """
+    rest = message.removeprefix(_PREFIX)
+    match = _WHERE.fullmatch(rest)
+    return _reason(match.group("reason") if match else rest)

@@ -67,6 +67,32 @@
     }
   }
 
+  /* KaTeX's messages in Chinese, from the table the admin's validation uses
+     (rendering/math_messages.py, through a small admin view): each message
+     asked for once, shown in English until the answer comes. */
+  const MESSAGES_URL = document.currentScript && document.currentScript.dataset.messages;
+  const translated = new Map();
+
+  function translateMessages(container) {
+    if (!MESSAGES_URL) return;
+    for (const p of container.querySelectorAll("[data-katex-message]")) {
+      const message = p.dataset.katexMessage;
+      if (!translated.has(message)) {
+        const url = `${MESSAGES_URL}?m=${encodeURIComponent(message)}`;
+        translated.set(
+          message,
+          fetch(url, { credentials: "same-origin" })
+            .then((response) => (response.ok ? response.json() : { message }))
+            .then((data) => data.message || message)
+            .catch(() => message),
+        );
+      }
+      translated.get(message).then((reason) => {
+        p.textContent = `公式错误${p.dataset.where}：${reason}`;
+      });
+    }
+  }
+
   /* KaTeX's message and the formula with the part it stopped at marked. */
   function errorHtml(tex, error) {
     let where = "";
@@ -77,7 +103,7 @@
       where =
         start >= tex.length
           ? `（第 ${start + 1} 个字符，公式末尾）`
-          : `（第 ${start + 1} 个字符：${escapeHtml(tex.slice(start, end) || tex[start])}）`;
+          : `（第 ${start + 1} 个字符：${tex.slice(start, end) || tex[start]}）`;
       const bad = tex.slice(start, end);
       source =
         escapeHtml(tex.slice(0, start)) +
@@ -86,7 +112,9 @@
     }
     return (
       `<div class="live-math-error" data-live-math-error>` +
-      `<p class="live-math-message">公式错误${where}：${escapeHtml(error.message)}</p>` +
+      `<p class="live-math-message" data-katex-message="${escapeHtml(error.message)}" ` +
+      `data-where="${escapeHtml(where)}">` +
+      `公式错误${escapeHtml(where)}：${escapeHtml(error.message)}</p>` +
       `<pre class="live-math-source">${source}</pre></div>`
     );
   }
@@ -226,6 +254,7 @@
     if (shown.get(preview) === html) return;
     shown.set(preview, html);
     preview.innerHTML = html;
+    translateMessages(preview);
     preview.hidden = !html;
   }
 

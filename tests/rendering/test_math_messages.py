@@ -3,7 +3,7 @@
 import pytest
 
 from rendering import check_math
-from rendering.math_messages import chinese_math_error
+from rendering.math_messages import chinese_math_error, chinese_reason
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,14 @@ def test_a_message_not_from_katex_parse_is_unchanged():
 def test_missing_dollar_is_translated():
     message = "KaTeX parse error: Missing $ inserted at position 4: ab c"
     assert chinese_math_error(message) == "公式错误：缺少 $（第 4 个字符处）：ab c"
+
+
+def test_the_live_preview_gets_only_the_reason_in_chinese():
+    message = (
+        "KaTeX parse error: Unexpected end of input in a macro argument, "
+        "expected '}' at end of input: \\frac{a}{"
+    )
+    assert chinese_reason(message) == "命令的参数没有结束，缺少“}”"
+    assert chinese_reason("KaTeX parse error: Something new at position 3: x") == (
+        "Something new"
+    )
