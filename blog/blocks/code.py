@@ -146,6 +146,7 @@ class MathBlock(blocks.StructBlock):
         preview_value = {
             "tex": "\\operatorname{softmax}(x)_i = \\frac{e^{x_i - m}}{\\sum_j e^{x_j - m}}",
             "label": "1",
+            "numbered": False,
         }
         form_classname = "math-block"
         text = {"tex": Text.TEX, "label": Text.LABEL, "numbered": Text.NONE}

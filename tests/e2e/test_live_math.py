@@ -111,6 +111,7 @@ def test_formulas_are_typeset_under_their_field_as_the_editor_types(
         # Numbered automatically, as the page will number it.
         tex.fill("")
         tex.press_sequentially("E = mc^2")
+        preview.locator(".katex").first.wait_for()  # the switch has moved: then click
         page.locator(".math-block input[type=checkbox][name$='-numbered']").check()
         number = preview.locator("[data-live-math-number]")
         page.wait_for_function(
@@ -149,6 +150,9 @@ def test_screenshots_of_live_math(
         page.locator(f"{MATH_PREVIEW} [data-live-math-error]").wait_for()
         add_block(page, "公式")
         page.locator(MATH).last.fill(r"P = \min(\pi, \beta I)")
+        # The preview comes in under the field a moment later and moves the
+        # switch below it: click it once it has.
+        page.locator(f"{MATH_PREVIEW} .katex").last.wait_for()
         page.locator(".math-block input[name$='-numbered']").last.check()
         add_block(page, "段落")
         type_in_paragraph(page, r"带宽 $\beta$ 与算术强度 $I = \frac{F}{B}$ 决定上限。")

@@ -215,8 +215,13 @@ def test_a_post_body_is_split_into_blocks(imported):
     assert raw[3]["value"] == {
         "tex": "T = T_0 \\cdot n_{\\text{conflict}}",
         "label": "1",
+        "numbered": False,
     }
-    assert raw[5]["value"] == {"tex": "t = \\frac{n}{32}", "label": ""}
+    assert raw[5]["value"] == {
+        "tex": "t = \\frac{n}{32}",
+        "label": "",
+        "numbered": False,
+    }
     code = [b["value"] for b in raw if b["type"] == "code"]
     assert [
         (c["language"], c["filename"], c["highlight_lines"], c["line_numbers"])
