@@ -25,7 +25,7 @@ import pytest
 import requests
 from PIL import Image
 
-from scripts.soak import PROXY
+from scripts.soak import EMPTY_CACHES, PROXY
 from scripts.support.servers import (
     DROPPED_ENV,
     GUNICORN,
@@ -110,18 +110,6 @@ def fill(env: dict[str, str], vault: Path) -> dict[str, str]:
     # Every cache emptied: what the import rendered, and the image sizes.
     manage(env, "shell", "-c", EMPTY_CACHES)
     return env
-
-
-EMPTY_CACHES = """
-from django.core.cache import caches
-from wagtail.images import get_image_model
-for image in get_image_model().objects.all():
-    for rendition in image.renditions.all():
-        rendition.file.delete(save=False)
-        rendition.delete()
-for alias in ("default", "renders"):
-    caches[alias].clear()
-"""
 
 
 @pytest.fixture(scope="module")
