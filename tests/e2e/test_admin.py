@@ -7,24 +7,16 @@ nothing the editor needs is blocked.
 
 import pytest
 
+from tests.e2e.admin import create_editor
 from tests.e2e.conftest import PageProblems
 from tests.e2e.pages import FIGURE_POST
 
 pytestmark = pytest.mark.e2e
 
-USERNAME, PASSWORD = "csp-editor", "a-long-passphrase-for-the-admin"  # noqa: S105
-
 
 @pytest.fixture(scope="module")
 def editor_login(demo_server):
-    demo_server.manage(
-        "shell",
-        "-c",
-        "from django.contrib.auth import get_user_model; "
-        f"get_user_model().objects.create_superuser({USERNAME!r}, "
-        f"'editor@example.com', {PASSWORD!r})",
-    )
-    return USERNAME, PASSWORD
+    return create_editor(demo_server, "csp-editor")
 
 
 def test_the_editor_works_under_the_sites_policy(browser, demo_server, editor_login):

@@ -11,13 +11,13 @@ test-artifacts/admin-hygiene/.
 import pytest
 
 from scripts.support.servers import manage
+from tests.e2e.admin import create_editor, log_in
 from tests.e2e.ci import ARTIFACTS
 from tests.e2e.conftest import PageProblems
 from tests.e2e.pages import DESKTOP, PHONE
 
 pytestmark = pytest.mark.e2e
 
-USERNAME, PASSWORD = "console-editor", "a-long-passphrase-for-the-console"  # noqa: S105
 SHOTS = ARTIFACTS / "admin-hygiene"
 # A post with a table block (Handsontable), a series, and where posts are added.
 POST_PATH, SERIES_PATH = "/home/cuda/flashattention-v1-v4/", "/home/notes/csapp/"
@@ -26,10 +26,7 @@ POST_PATH, SERIES_PATH = "/home/cuda/flashattention-v1-v4/", "/home/notes/csapp/
 @pytest.fixture(scope="module")
 def admin_urls(demo_server):
     script = (
-        "from django.contrib.auth import get_user_model; "
         "from wagtail.models import Page; "
-        f"get_user_model().objects.create_superuser({USERNAME!r}, "
-        f"'console@example.com', {PASSWORD!r}); "
         f"print(Page.objects.get(url_path={POST_PATH!r}).pk, "
         f"Page.objects.get(url_path={SERIES_PATH!r}).pk, "
         "Page.objects.get(url_path='/home/cuda/').pk)"
@@ -43,8 +40,13 @@ def admin_urls(demo_server):
     }
 
 
+@pytest.fixture(scope="module")
+def login(demo_server):
+    return create_editor(demo_server, "console-editor")
+
+
 @pytest.fixture
-def editor(browser, demo_server):
+def editor(browser, demo_server, login):
     """Return `open(color_scheme, viewport)` -> (page, problems), logged in."""
     contexts = []
 
@@ -58,11 +60,7 @@ def editor(browser, demo_server):
         contexts.append(context)
         page = context.new_page()
         problems = PageProblems(page)
-        page.goto("/admin/login/")
-        page.fill("#id_username", USERNAME)
-        page.fill("#id_password", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url("**/admin/")
+        log_in(page, login)
         return page, problems
 
     yield open_

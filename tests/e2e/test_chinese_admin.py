@@ -9,22 +9,14 @@ content checks panel) are read from the live page.
 import pytest
 
 from tests.blog.admin.test_chinese_admin import english_in
+from tests.e2e.admin import create_editor, log_in
 
 pytestmark = pytest.mark.e2e
-
-USERNAME, PASSWORD = "zh-editor", "a-long-passphrase-for-the-admin"  # noqa: S105
 
 
 @pytest.fixture(scope="module")
 def editor_login(demo_server):
-    demo_server.manage(
-        "shell",
-        "-c",
-        "from django.contrib.auth import get_user_model; "
-        f"get_user_model().objects.create_superuser({USERNAME!r}, "
-        f"'zh-editor@example.com', {PASSWORD!r})",
-    )
-    return USERNAME, PASSWORD
+    return create_editor(demo_server, "zh-editor")
 
 
 def visible_text(page):
@@ -45,11 +37,7 @@ def test_the_editors_scripts_speak_chinese_to_an_english_browser(
     context = browser.new_context(base_url=demo_server.url, locale="en-US")
     page = context.new_page()
     try:
-        page.goto("/admin/login/")
-        page.fill("#id_username", editor_login[0])
-        page.fill("#id_password", editor_login[1])
-        page.click("button[type=submit]")
-        page.wait_for_url("**/admin/")
+        log_in(page, editor_login)
 
         # A new post under the home page (the site root's only child).
         page.goto("/admin/pages/")
@@ -74,7 +62,7 @@ def test_the_editors_scripts_speak_chinese_to_an_english_browser(
         page.locator("[data-side-panel-toggle='checks']").click()
         page.wait_for_timeout(500)
 
-        leftovers = english_in(shown + visible_text(page), {USERNAME})
+        leftovers = english_in(shown + visible_text(page), {editor_login[0]})
         assert not leftovers, "English drawn by the editor's scripts:\n" + "\n".join(
             leftovers
         )

@@ -12,13 +12,13 @@ import json
 import pytest
 
 from scripts.support.servers import manage
+from tests.e2e.admin import create_editor, log_in
 from tests.e2e.ci import ARTIFACTS
 from tests.e2e.conftest import PageProblems
 from tests.e2e.pages import DESKTOP, PHONE
 
 pytestmark = pytest.mark.e2e
 
-USERNAME, PASSWORD = "code-editor", "a-long-passphrase-for-the-code-editor"  # noqa: S105
 SCREENSHOTS = ARTIFACTS / "code-editor"
 
 TYPED_SOURCE = (
@@ -81,14 +81,7 @@ EDITOR_COLOURS = """(editor) => {
 
 @pytest.fixture(scope="module")
 def editor_login(demo_server):
-    demo_server.manage(
-        "shell",
-        "-c",
-        "from django.contrib.auth import get_user_model; "
-        f"get_user_model().objects.create_superuser({USERNAME!r}, "
-        f"'code-editor@example.com', {PASSWORD!r})",
-    )
-    return USERNAME, PASSWORD
+    return create_editor(demo_server, "code-editor")
 
 
 @pytest.fixture(scope="module")
@@ -115,11 +108,7 @@ def admin_page(browser, demo_server, editor_login):
         )
         contexts.append(context)
         page = context.new_page()
-        page.goto("/admin/login/")
-        page.fill("#id_username", editor_login[0])
-        page.fill("#id_password", editor_login[1])
-        page.click("button[type=submit]")
-        page.wait_for_url("**/admin/")
+        log_in(page, editor_login)
         return page, PageProblems(page)
 
     yield open_

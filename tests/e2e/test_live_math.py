@@ -8,13 +8,13 @@ import re
 
 import pytest
 
+from tests.e2e.admin import create_editor, log_in
 from tests.e2e.ci import ARTIFACTS
 from tests.e2e.conftest import PageProblems
 from tests.e2e.pages import DESKTOP, MATH_POST, PHONE
 
 pytestmark = pytest.mark.e2e
 
-USERNAME, PASSWORD = "math-editor", "a-long-passphrase-for-live-math"  # noqa: S105
 SHOTS = ARTIFACTS / "live-math"
 MATH = '.math-block textarea[name$="-tex"]'
 MATH_PREVIEW = ".math-block [data-live-math]"
@@ -22,14 +22,7 @@ MATH_PREVIEW = ".math-block [data-live-math]"
 
 @pytest.fixture(scope="module")
 def editor_login(demo_server):
-    demo_server.manage(
-        "shell",
-        "-c",
-        "from django.contrib.auth import get_user_model; "
-        f"get_user_model().objects.create_superuser({USERNAME!r}, "
-        f"'math@example.com', {PASSWORD!r})",
-    )
-    return USERNAME, PASSWORD
+    return create_editor(demo_server, "math-editor")
 
 
 def add_post_form(browser, demo_server, editor_login, *, viewport, color_scheme):
@@ -42,11 +35,7 @@ def add_post_form(browser, demo_server, editor_login, *, viewport, color_scheme)
     )
     page = context.new_page()
     problems = PageProblems(page)
-    page.goto("/admin/login/")
-    page.fill("#id_username", editor_login[0])
-    page.fill("#id_password", editor_login[1])
-    page.click("button[type=submit]")
-    page.wait_for_url("**/admin/")
+    log_in(page, editor_login)
     # The home page's id, from the editor's link in the page explorer.
     page.goto("/admin/pages/")
     edit = page.locator("a[href$='/edit/']").first.get_attribute("href")

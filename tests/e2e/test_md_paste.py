@@ -9,13 +9,13 @@ import json
 import pytest
 
 from scripts.support.servers import manage
+from tests.e2e.admin import create_editor, log_in
 from tests.e2e.ci import ARTIFACTS
 from tests.e2e.conftest import PageProblems
 from tests.e2e.pages import DESKTOP, PHONE
 
 pytestmark = pytest.mark.e2e
 
-USERNAME, PASSWORD = "md-paste-editor", "a-long-passphrase-for-pasting"  # noqa: S105
 SHOTS = ARTIFACTS / "md-paste"
 
 MARKDOWN = """## 共享内存归约
@@ -58,14 +58,7 @@ HANDSONTABLE = 'Language with code "zh-hans" was not found'
 
 @pytest.fixture(scope="module")
 def editor(demo_server):
-    demo_server.manage(
-        "shell",
-        "-c",
-        "from django.contrib.auth import get_user_model; "
-        f"get_user_model().objects.create_superuser({USERNAME!r}, "
-        f"'paste@example.com', {PASSWORD!r})",
-    )
-    return USERNAME, PASSWORD
+    return create_editor(demo_server, "md-paste-editor")
 
 
 @pytest.fixture(scope="module")
@@ -94,11 +87,7 @@ def open_editor(browser, demo_server, editor, add_post_url):
         contexts.append(context)
         page = context.new_page()
         problems = PageProblems(page)
-        page.goto("/admin/login/")
-        page.fill("#id_username", editor[0])
-        page.fill("#id_password", editor[1])
-        page.click("button[type=submit]")
-        page.wait_for_url("**/admin/")
+        log_in(page, editor)
         page.goto(add_post_url)
         page.wait_for_selector(".md-paste-bar")
         return page, problems

@@ -8,11 +8,11 @@ show it on the next request, typeset, and the admin logged no error.
 
 import pytest
 
+from tests.e2e.admin import create_editor, log_in
 from tests.e2e.conftest import PageProblems
 
 pytestmark = pytest.mark.e2e
 
-USERNAME, PASSWORD = "writer", "a-long-passphrase-for-the-writer"  # noqa: S105
 TITLE = "共享内存的 bank 冲突"
 SECTION_ID = """
 from blog.models import SeriesPage
@@ -22,14 +22,7 @@ print(SeriesPage.objects.get(slug="cuda", depth=3).pk)
 
 @pytest.fixture(scope="module")
 def writer(demo_server):
-    demo_server.manage(
-        "shell",
-        "-c",
-        "from django.contrib.auth import get_user_model; "
-        f"get_user_model().objects.create_superuser({USERNAME!r}, "
-        f"'writer@example.com', {PASSWORD!r})",
-    )
-    return USERNAME, PASSWORD
+    return create_editor(demo_server, "writer")
 
 
 def add_block(page, name, index):
@@ -51,11 +44,7 @@ def test_a_post_written_and_published_in_the_admin_shows_to_readers_at_once(
     page = context.new_page()
     problems = PageProblems(page)
     try:
-        page.goto("/admin/login/")
-        page.fill("#id_username", writer[0])
-        page.fill("#id_password", writer[1])
-        page.click("button[type=submit]")
-        page.wait_for_url("**/admin/")
+        log_in(page, writer)
         page.goto(f"/admin/pages/add/blog/postpage/{section}/")
         page.fill("#id_title", TITLE)
         page.fill("#id_summary", "32 个 bank 与 $2^k$ 步长")
