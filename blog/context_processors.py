@@ -5,25 +5,31 @@ from blog.models import LINK_COLUMNS, SeriesPage
 from pagecache.cache import remember_site
 
 
+def top_sections(request) -> list:
+    """Return the site's top-level sections, in the header's order.
+
+    Kept until the next site-wide purge: a change to a top-level section is one.
+    """
+    site = Site.find_for_request(request)
+    if site is None:
+        return []
+    return remember_site(
+        f"nav-sections:{site.pk}",
+        lambda: list(
+            SeriesPage.objects.child_of(site.root_page)
+            .live()
+            .order_by("path")
+            .only(*LINK_COLUMNS)
+        ),
+    )
+
+
 def site_navigation(request):
     """Give every template the site name and the top-level sections.
 
-    Evaluated lazily, so pages that don't show the header pay nothing. Kept
-    until the next site-wide purge: a change to a top-level section is one.
+    Evaluated lazily, so pages that don't show the header pay nothing.
     """
-
-    def sections():
-        site = Site.find_for_request(request)
-        if site is None:
-            return []
-        return remember_site(
-            f"nav-sections:{site.pk}",
-            lambda: list(
-                SeriesPage.objects.child_of(site.root_page)
-                .live()
-                .order_by("path")
-                .only(*LINK_COLUMNS)
-            ),
-        )
-
-    return {"site_name": settings.WAGTAIL_SITE_NAME, "nav_sections": sections}
+    return {
+        "site_name": settings.WAGTAIL_SITE_NAME,
+        "nav_sections": lambda: top_sections(request),
+    }

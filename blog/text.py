@@ -14,6 +14,11 @@ from typing import Any, NamedTuple
 from wagtail.rich_text import get_text_for_indexing
 
 from blog.blocks import PostBodyBlock, Text, text_declaration
+from rendering.inline import inline_pieces
+from rendering.markdown import markdown_passages
+
+# A passage of a search snippet: ("text", literal) and ("math", tex) pieces.
+Passage = list[tuple[str, str]]
 
 
 class Piece(NamedTuple):
@@ -80,6 +85,33 @@ def prose_text(stream_value) -> str:
     """Return the prose of a body (no code, TeX or labels), whitespace collapsed."""
     pieces = body_pieces(stream_value.raw_data, stream_value.stream_block)
     return _joined(p for p in pieces if p.kind in (Text.PROSE, Text.RICH_TEXT))
+
+
+def snippet_passages(stream_value) -> list[Passage]:
+    """Return the passages a search snippet is cut from, each block's text apart.
+
+    Prose keeps its inline math as formulas, so a snippet shows them typeset;
+    code is text; display math and labels are left out. Headings come last:
+    a heading's words open the section under it, and a snippet from that
+    section reads better than the heading alone.
+    """
+    passages: list[Passage] = []
+    headings: list[Passage] = []
+    for piece in body_pieces(stream_value.raw_data, stream_value.stream_block):
+        if piece.kind is Text.MARKDOWN:
+            passages += markdown_passages(piece.text)
+            continue
+        if piece.kind is Text.PROSE:
+            found = inline_pieces(piece.text)
+        elif piece.kind is Text.RICH_TEXT:
+            found = inline_pieces(get_text_for_indexing(piece.text))
+        elif piece.kind is Text.CODE:
+            found = [("text", piece.text)]
+        else:
+            continue
+        if found:
+            (headings if piece.block_type == "heading" else passages).append(found)
+    return passages + headings
 
 
 def _joined(pieces: Iterable[Piece]) -> str:

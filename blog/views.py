@@ -2,20 +2,28 @@
 
 from django.conf import settings
 from django.core.paginator import Paginator
+from django.http import JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.templatetags.static import static
+from django.utils.dateformat import format as date_format
 from wagtail.models import Site
 
+from blog.context_processors import top_sections
 from blog.feeds import PostFeed
 from blog.models import PostPage
 from pagecache.query import reads_query
 from search.query import MAX_RESULTS, RESULTS_PER_PAGE
 from search.tokens import MAX_QUERY_LENGTH, clean_query
 
+# The search dialog shows this many results, then links to the results page.
+INSTANT_RESULTS = 8
+# Browsers may keep an answer this long; the page cache keeps it until a purge.
+INSTANT_MAX_AGE = 60
+
 
 def search(request):
-    """Search live, public posts: `/search/?q=…&page=…`.
+    """Search live, public posts: `/search/?q=…&page=…`, or JSON with `format=json`.
 
     A fixed number of queries whatever the number of matches: view
     restrictions, the search (ids, titles, summaries), the page's posts and
@@ -24,6 +32,8 @@ def search(request):
     """
     query = clean_query(request.GET.get("q"))
     ids = PostPage.search_ids(query) if query else []
+    if request.GET.get("format") == "json":
+        return instant_search(request, query, ids)
     page = Paginator(ids, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
     # Kept briefly: anyone can ask for any query (pagecache.query).
     reads_query(
@@ -44,6 +54,45 @@ def search(request):
             "capped": len(ids) >= MAX_RESULTS,
         },
     )
+
+
+def instant_search(request, query: str, ids: list[int]) -> JsonResponse:
+    """Answer the search dialog (static/js/search.js): the best few results as JSON.
+
+    The same search, titles and snippets as the results page; the snippet and
+    ``title_html`` are HTML, escaped but for ``<mark>`` and typeset math.
+    Kept by the page cache under `/search/`, so a publish purges it too.
+    """
+    reads_query(
+        request, q=query, format="json", seconds=settings.PAGE_CACHE_SEARCH_SECONDS
+    )
+    hits = PostPage.search_hits(ids[:INSTANT_RESULTS], query) if ids else []
+    sections = {section.path: section.title for section in top_sections(request)}
+    depth = PostPage.steplen * 2  # the path of a section below the site's root
+    results = [
+        {
+            "title": hit.post.title,
+            "title_html": str(hit.title),
+            "url": hit.post.get_url(request),
+            "date": hit.post.date.isoformat(),
+            "date_display": date_format(hit.post.date, "Y年n月j日"),
+            "section": sections.get(hit.post.path[: depth + PostPage.steplen], ""),
+            "snippet": str(hit.snippet),
+        }
+        for hit in hits
+    ]
+    response = JsonResponse(
+        {
+            "query": query,
+            "count": len(ids),
+            "capped": len(ids) >= MAX_RESULTS,
+            "results": results,
+        },
+        json_dumps_params={"ensure_ascii": False},
+    )
+    response["Cache-Control"] = f"public, max-age={INSTANT_MAX_AGE}"
+    response["X-Robots-Tag"] = "noindex"
+    return response
 
 
 def favicon(request):

@@ -189,6 +189,14 @@ def find_inline_math(text: str) -> list[InlineMath]:
     ]
 
 
+def inline_pieces(text: str) -> list[tuple[str, str]]:
+    """Return ``text`` as ``("text", literal)`` and ``("math", tex)`` pieces, in order.
+
+    Literal pieces have ``\\$`` turned into ``$``; the pieces cover the text.
+    """
+    return [(kind, value) for kind, _start, _end, value in _tokens(text)]
+
+
 def _render_pieces(
     pieces: list[tuple[bool, str]],
     *,

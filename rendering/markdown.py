@@ -584,6 +584,35 @@ def markdown_formulas(text: str) -> list[tuple[str, bool]]:
     return list(_formulas(_md.parse(text)))
 
 
+def markdown_passages(text: str) -> list[list[tuple[str, str]]]:
+    """Return the text of Markdown ``text`` as passages, for search snippets.
+
+    A passage is a paragraph, heading, list item or table cell as
+    ``("text", literal)`` and ``("math", tex)`` pieces (inline math only, markup
+    dropped), or a code block as one text piece. Display math is left out.
+    """
+    passages: list[list[tuple[str, str]]] = []
+    for token in _md.parse(text):
+        if token.type == "inline":
+            pieces: list[tuple[str, str]] = []
+            for child in _walk(token.children or []):
+                if child.type in ("text", "code_inline"):
+                    pieces.append(("text", child.content))
+                elif child.type in ("softbreak", "hardbreak"):
+                    pieces.append(("text", " "))
+                elif _MATH_TOKENS.get(child.type) is False:
+                    pieces.append(("math", child.content))
+            if pieces:
+                passages.append(pieces)
+        elif (
+            token.type in ("fence", "code_block")
+            and token.content.strip()
+            and _fence_language(token.info).lower() != "math"
+        ):
+            passages.append([("text", token.content)])
+    return passages
+
+
 def markdown_links(text: str) -> list[tuple[str, str]]:
     """Return ``(href, text)`` for every link in Markdown ``text``, in order."""
     links = []

@@ -18,7 +18,7 @@ from blog.blocks import (
     figure_document,
     math_output,
 )
-from blog.text import body_pieces, body_text
+from blog.text import body_pieces, snippet_passages
 from config.security import allow_figure_scripts, figure_policy, figure_script_sources
 from pagecache.cache import kept, kept_many, page_tokens, pages_tokens, site_paths
 from rendering import budget, render_inline_text
@@ -28,8 +28,8 @@ from rendering.math import prefetch_math
 
 # A rendered body is dropped with its page's cache tokens; the rest expire.
 BODY_CACHE_SECONDS = 7 * 24 * 3600
-# Bump when body_text() changes, so that texts kept in the cache are made again.
-BODY_TEXT_KEY = "search-body-1"
+# Bump when snippet_passages() changes, so that those kept are made again.
+SNIPPET_PASSAGES_KEY = "search-passages-1"
 # An interactive figure of a live page is served at <page url>figures/<block id>/.
 FIGURES = "figures"
 
@@ -331,22 +331,27 @@ class RenderedBody:
         }
 
     @classmethod
-    def body_texts(cls, posts) -> dict[int, str]:
-        """Return each post's ``body_text()`` by id, kept in the render cache.
+    def snippet_passages(cls, posts) -> dict[int, list]:
+        """Return each post's ``snippet_passages()`` by id, kept in the render cache.
 
         Keyed by the body's content; posts loaded ``with_body_digest()`` have
-        their bodies loaded, in one query, only for the texts not kept.
+        their bodies loaded, in one query, only for the passages not kept.
         """
         posts = list(posts)
 
         def keys():
-            return [make_key(BODY_TEXT_KEY, post.body_digest()) for post in posts]
+            return [
+                make_key(SNIPPET_PASSAGES_KEY, post.body_digest()) for post in posts
+            ]
 
-        def texts(indexes):
+        def passages(indexes):
             pks = [posts[i].pk for i in indexes]
             bodies = cls.objects.filter(pk__in=pks).only("body").in_bulk()
-            # A post deleted meanwhile has no text, and none is kept for its body.
-            return [body_text(bodies[pk].body) if pk in bodies else None for pk in pks]
+            # A post deleted meanwhile has none, and none are kept for its body.
+            return [
+                snippet_passages(bodies[pk].body) if pk in bodies else None
+                for pk in pks
+            ]
 
-        found = kept_many(len(posts), keys, texts, BODY_CACHE_SECONDS)
-        return {post.pk: text or "" for post, text in zip(posts, found, strict=True)}
+        found = kept_many(len(posts), keys, passages, BODY_CACHE_SECONDS)
+        return {post.pk: kept or [] for post, kept in zip(posts, found, strict=True)}

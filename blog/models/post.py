@@ -315,7 +315,7 @@ class PostPage(
             .in_bulk()
         )
         posts = [found[pk] for pk in ids if pk in found]
-        return search_query.hits(posts, query, cls.body_texts)
+        return search_query.hits(posts, query, cls.snippet_passages)
 
     def search_text(self):
         """Return what search indexes: title, summary, body, code and tags, as tokens."""

@@ -360,7 +360,7 @@ LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
 PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/"]
 # The only query parameters a cached page may be keyed by; which of them a page
 # reads, and which values it is cached for, its view declares (pagecache/query.py).
-PAGE_CACHE_QUERY_PARAMS = ["page", "q"]
+PAGE_CACHE_QUERY_PARAMS = ["format", "page", "q"]
 # Search results are kept at most this long: every query is a page of its own.
 PAGE_CACHE_SEARCH_SECONDS = int(os.environ.get("PAGE_CACHE_SEARCH_SECONDS", "300"))
 
