@@ -50,10 +50,29 @@ def search(request):
             "search_query": query,  # Fills the header's search box.
             "max_query_length": MAX_QUERY_LENGTH,
             "results": page,
-            "hits": PostPage.search_hits(page.object_list, query) if ids else [],
+            "hits": _with_sections(
+                request, PostPage.search_hits(page.object_list, query) if ids else []
+            ),
             "capped": len(ids) >= MAX_RESULTS,
         },
     )
+
+
+def _with_sections(request, hits: list) -> list:
+    """Set each hit's ``section``: the title of the top-level section it is in.
+
+    Read from the header's sections (kept until a site-wide purge): no query.
+    """
+    if not hits:
+        return hits
+    sections = {section.path: section.title for section in top_sections(request)}
+    for hit in hits:
+        # A section is a child of the site's root: its path is one step longer.
+        for length in range(PostPage.steplen, len(hit.post.path), PostPage.steplen):
+            if (title := sections.get(hit.post.path[:length])) is not None:
+                hit.section = title
+                break
+    return hits
 
 
 def instant_search(request, query: str, ids: list[int]) -> JsonResponse:
@@ -66,9 +85,9 @@ def instant_search(request, query: str, ids: list[int]) -> JsonResponse:
     reads_query(
         request, q=query, format="json", seconds=settings.PAGE_CACHE_SEARCH_SECONDS
     )
-    hits = PostPage.search_hits(ids[:INSTANT_RESULTS], query) if ids else []
-    sections = {section.path: section.title for section in top_sections(request)}
-    depth = PostPage.steplen * 2  # the path of a section below the site's root
+    hits = _with_sections(
+        request, PostPage.search_hits(ids[:INSTANT_RESULTS], query) if ids else []
+    )
     results = [
         {
             "title": hit.post.title,
@@ -76,7 +95,7 @@ def instant_search(request, query: str, ids: list[int]) -> JsonResponse:
             "url": hit.post.get_url(request),
             "date": hit.post.date.isoformat(),
             "date_display": date_format(hit.post.date, "Y年n月j日"),
-            "section": sections.get(hit.post.path[: depth + PostPage.steplen], ""),
+            "section": hit.section,
             "snippet": str(hit.snippet),
         }
         for hit in hits

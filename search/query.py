@@ -282,6 +282,8 @@ class Hit:
     post: object
     title: SafeString
     snippet: SafeString
+    # Where the post sits (its section's title), for the caller to fill in.
+    section: str = ""
 
 
 # A search weighs up to MAX_RESULTS titles and as many summaries, mostly those
