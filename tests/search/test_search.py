@@ -210,7 +210,9 @@ def test_snippets_follow_the_body_and_are_not_made_again(client, home, monkeypat
     post = make_post(home, "Warp specialization", paragraph="producer warps wait")
     calls = []
     monkeypatch.setattr(
-        body, "body_text", lambda value: calls.append(value) or search_body(value)
+        body,
+        "snippet_passages",
+        lambda value: calls.append(value) or search_passages(value),
     )
     client.get("/search/", {"q": "producer"})
     calls.clear()
@@ -223,4 +225,4 @@ def test_snippets_follow_the_body_and_are_not_made_again(client, home, monkeypat
     assert "<mark>producer</mark> warps signal" in str(hit.snippet)
 
 
-search_body = text.body_text
+search_passages = text.snippet_passages
