@@ -53,6 +53,7 @@
   function show(query, data) {
     shown = query;
     list.textContent = "";
+    list.setAttribute("data-query", query); // whose results these are
     data.results.forEach(function (result, i) {
       var item = document.createElement("li");
       item.id = "search-dialog-option-" + i;
@@ -99,6 +100,7 @@
   function clear() {
     shown = "";
     list.textContent = "";
+    list.removeAttribute("data-query");
     input.setAttribute("aria-expanded", "false");
     select(-1);
     more.hidden = true;
