@@ -55,11 +55,14 @@
     list.textContent = "";
     list.setAttribute("data-query", query); // whose results these are
     data.results.forEach(function (result, i) {
+      // The link is the option, so it stays a link (middle-click, copy address)
+      // without nesting a focusable element inside an option.
       var item = document.createElement("li");
-      item.id = "search-dialog-option-" + i;
-      item.setAttribute("role", "option");
-      item.setAttribute("aria-selected", "false");
+      item.setAttribute("role", "none");
       var link = document.createElement("a");
+      link.id = "search-dialog-option-" + i;
+      link.setAttribute("role", "option");
+      link.setAttribute("aria-selected", "false");
       link.href = result.url;
       link.tabIndex = -1;
       var title = document.createElement("span");
@@ -79,7 +82,7 @@
       link.appendChild(meta);
       link.appendChild(snippet);
       item.appendChild(link);
-      item.addEventListener("mousemove", function () {
+      link.addEventListener("mousemove", function () {
         if (active !== i) select(i);
       });
       list.appendChild(item);
@@ -200,7 +203,7 @@
       // The results on screen are this query's: open the one selected.
       if (active >= 0 && items[active] && shown === input.value.trim()) {
         event.preventDefault();
-        window.location.href = items[active].querySelector("a").href;
+        window.location.href = items[active].href;
       }
       // Otherwise the form goes to the results page.
     }

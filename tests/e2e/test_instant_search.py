@@ -12,10 +12,12 @@ from urllib.parse import quote
 import pytest
 
 from scripts.support.pages import DemoPage
+from tests.e2e.ci import ROOT, require
 from tests.e2e.pages import DESKTOP, FIGURE_POST, HOME, PHONE
 
 pytestmark = pytest.mark.e2e
 
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts/issue24/search"
 RAW_TEX = re.compile(r"\$|\\\(|\\\)|\\\[|\\[A-Za-z]+")
 DIALOG = "#search-dialog"
@@ -83,7 +85,7 @@ def test_ctrl_k_searches_as_one_types_and_enter_opens_the_selected_result(open_p
     )
     page.keyboard.press("ArrowUp")
     page.keyboard.press("ArrowDown")
-    target = options.nth(1).locator("a").get_attribute("href")
+    target = options.nth(1).get_attribute("href")
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert page.url.endswith(target)
@@ -172,3 +174,21 @@ def test_screenshots_of_the_dialog_and_the_results_page(open_page, scheme, viewp
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= viewport["width"]
     assert errors(problems) == errors(problems_too) == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_open_dialog_with_results_has_no_serious_axe_violations(open_page, scheme):
+    require(AXE.exists(), "node_modules/axe-core is missing: run `make install`")
+    # axe goes in as an inline script: the site's policy would refuse it.
+    page, _ = open_page(FIGURE_POST, color_scheme=scheme, bypass_csp=True)
+    page.add_script_tag(path=str(AXE))
+    page.keyboard.press("Control+k")
+    search_for(page, "ldmatrix")
+    page.keyboard.press("ArrowDown")
+    results = page.evaluate("axe.run('#search-dialog', {resultTypes: ['violations']})")
+    serious = [
+        f"{v['impact']}: {v['id']} at {[n['target'] for n in v['nodes'][:3]]}"
+        for v in results["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert serious == []
