@@ -48,6 +48,8 @@ urlpatterns = [
 
 urlpatterns += [
     path("search/", search, name="search"),
+    # Readers' comments on posts (comments/views.py).
+    path("comments/", include("comments.urls")),
     # Wagtail's page password form, refused after repeated wrong passwords
     # (blog/page_passwords.py); the URL and name are Wagtail's own.
     path(

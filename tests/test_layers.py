@@ -11,6 +11,7 @@ The layers, from the bottom:
     pagecache, search     infrastructure: rendering and config only
     blog                  the content; series holds only its old migrations
     vault                 Markdown in and out: the content and below
+    comments              readers' comments on posts: the content and below
     scripts, tests        tools; scripts never import tests, nothing does
 """
 
@@ -30,7 +31,7 @@ NAMESPACES = ("scripts",)
 
 LIBRARIES = {"rendering", "config"}
 INFRASTRUCTURE = LIBRARIES | {"pagecache", "search"}
-APPS = INFRASTRUCTURE | {"series", "blog", "vault"}
+APPS = INFRASTRUCTURE | {"series", "blog", "vault", "comments"}
 # The first-party packages each package may import (besides itself).
 ALLOWED = {
     "rendering": set(),
@@ -40,6 +41,7 @@ ALLOWED = {
     "series": set(),
     "blog": INFRASTRUCTURE,
     "vault": INFRASTRUCTURE | {"blog"},
+    "comments": INFRASTRUCTURE | {"blog"},
     "scripts": APPS,
     "tests": APPS | {"scripts"},
 }

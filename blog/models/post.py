@@ -231,9 +231,8 @@ class PostPage(
         FieldPanel("cover"),
         FieldPanel("body"),
     ]
-    # No `comments` panel: readers cannot comment yet, so the switch would do
-    # nothing. The field stays, set by the importer and the exporter, for the
-    # reader comments to come (issue 24) to show the switch again.
+    # Readers may comment when it is on (comments/); held for moderation.
+    settings_panels = Page.settings_panels + [FieldPanel("comments")]
     # Title, summary, body and tags go to the index as one pre-tokenised text
     # (see search/tokens.py), so SQLite and PostgreSQL see the same words.
     search_fields = Page.search_fields + [

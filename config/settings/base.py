@@ -29,6 +29,9 @@ INSTALLED_APPS = [
     "vault",
     "search",
     "pagecache",
+    "comments",
+    "django_comments_xtd",
+    "django_comments",
     "wagtail.contrib.forms",
     "wagtail.contrib.frontend_cache",
     "wagtail.contrib.redirects",
@@ -56,6 +59,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "django.contrib.sitemaps",
+    # Comments name their site (django-contrib-comments); one site, SITE_ID.
+    "django.contrib.sites",
 ]
 
 MIDDLEWARE = [
@@ -112,6 +117,19 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+# Readers' comments (comments/): threads from django-comments-xtd on
+# django-contrib-comments, held for a moderator, never confirmed by mail.
+SITE_ID = 1
+COMMENTS_APP = "django_comments_xtd"
+COMMENTS_XTD_MAX_THREAD_LEVEL = 2  # a comment, a reply, a reply to that
+COMMENTS_XTD_CONFIRM_EMAIL = False
+COMMENT_MAX_LENGTH = 3000
+# The form's timestamp lives in cached pages; an older one asks to send again.
+COMMENTS_TIMEOUT = 7 * 24 * 60 * 60
+# Comments one address may send in COMMENTS_RATE_SECONDS.
+COMMENTS_RATE = 5
+COMMENTS_RATE_SECONDS = 10 * 60
+
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=15)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
@@ -357,7 +375,7 @@ RENDER_BUDGET_SECONDS = float(os.environ.get("RENDER_BUDGET_SECONDS", "5"))
 TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
 LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
-PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/"]
+PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/", "/comments/"]
 # The only query parameters a cached page may be keyed by; which of them a page
 # reads, and which values it is cached for, its view declares (pagecache/query.py).
 PAGE_CACHE_QUERY_PARAMS = ["format", "page", "q"]

@@ -1,4 +1,4 @@
-"""The "allow comments" switch: hidden while readers cannot comment (issue 24)."""
+"""The "allow comments" switch (允许评论) in the post editor."""
 
 from bs4 import BeautifulSoup
 
@@ -6,26 +6,32 @@ from tests.blog.admin.editing import add_url, edit_url, form_data, paragraph
 from tests.factories import PostPageFactory
 
 
-def test_the_post_forms_show_no_comments_switch(admin_client, series):
-    post = PostPageFactory(parent=series)
+def test_the_post_forms_show_the_comments_switch(admin_client, series):
+    post = PostPageFactory(parent=series, comments=True)
 
-    for url in (add_url(series), edit_url(post)):
+    for url, checked in ((add_url(series), False), (edit_url(post), True)):
         page = admin_client.get(url).content.decode()
         soup = BeautifulSoup(page, "html.parser")
-        assert soup.select("form [name=title]")  # The editor's form is there.
-        assert not soup.select("[name=comments]")
-        assert "允许评论" not in soup.get_text()
+        switch = soup.select_one("form input[type=checkbox][name=comments]")
+        assert switch is not None
+        assert switch.has_attr("checked") is checked
+        assert "允许评论" in soup.select_one(f"label[for={switch['id']}]").get_text()
 
 
-def test_saving_in_the_admin_keeps_the_imported_comments_setting(admin_client, series):
-    # Set by `import_markdown` (front matter `comments: true`), for issue 24.
+def test_the_switch_turns_comments_on_and_off(admin_client, series):
+    # Set by `import_markdown` (front matter `comments: true`).
     post = PostPageFactory(parent=series, comments=True)
     post.save_revision().publish()
 
-    response = admin_client.post(
-        edit_url(post), form_data([("paragraph", paragraph("<p>新</p>"))], "publish")
-    )
+    body = [("paragraph", paragraph("<p>新</p>"))]
 
+    response = admin_client.post(
+        edit_url(post), form_data(body, "publish", comments="on")
+    )
     assert response.status_code == 302
     post.refresh_from_db()
     assert post.comments is True
+
+    admin_client.post(edit_url(post), form_data(body, "publish"))
+    post.refresh_from_db()
+    assert post.comments is False

@@ -1,0 +1,1 @@
+"""Readers' comments on posts: threads, Markdown with math, held for moderation."""

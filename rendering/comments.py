@@ -1,0 +1,76 @@
+"""Readers' comments: a small Markdown with inline math, nothing a reader can abuse.
+
+CommonMark with raw HTML escaped, emphasis, code, lists, quotes, links and
+``$…$`` / ``$$…$$`` math typeset by KaTeX. No headings, images or tables: a
+comment is a few paragraphs under an article. Links carry
+``rel="nofollow ugc"``, so a comment lends no ranking to what it links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from .cache import batch, memoize
+from .markdown import math_plugin, nesting_plugin
+from .math import prefetch_math, render_math_safe
+
+_MATH_TOKENS = ("math_inline", "math_inline_double", "math_block")
+
+
+def _render_math(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
+) -> str:
+    """Return one formula typeset by KaTeX (its error, escaped, if it is bad)."""
+    token = tokens[idx]
+    if token.type == "math_inline":
+        return render_math_safe(token.content, False)
+    rendered = render_math_safe(token.content, True)
+    return f'<span class="math-display">{rendered}</span>'
+
+
+def _render_link_open(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
+) -> str:
+    """Open a link that search engines do not follow."""
+    tokens[idx].attrSet("rel", "nofollow ugc")
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _build() -> MarkdownIt:
+    """Return the comment parser: CommonMark with raw HTML off, math on."""
+    md = MarkdownIt(
+        "commonmark", {"html": False, "linkify": False, "typographer": False}
+    )
+    md.use(nesting_plugin)
+    md.enable("strikethrough")
+    md.disable(["heading", "lheading", "image", "html_block", "html_inline"])
+    md.use(math_plugin, blocks=False)
+    for name in _MATH_TOKENS:
+        md.add_render_rule(name, _render_math)
+    md.add_render_rule("link_open", _render_link_open)
+    return md
+
+
+_md = _build()
+
+
+def _formulas(tokens: Sequence[Token]) -> Iterator[tuple[str, bool]]:
+    """Yield ``(tex, display)`` for every formula in ``tokens``."""
+    for token in tokens:
+        if token.type in _MATH_TOKENS:
+            yield token.content, token.type != "math_inline"
+        if token.children:
+            yield from _formulas(token.children)
+
+
+@memoize("comment")
+def render_comment(text: str) -> str:
+    """Return a reader's comment rendered as safe HTML (its input escaped)."""
+    tokens = _md.parse(text)
+    with batch():
+        prefetch_math(_formulas(tokens), "htmlAndMathml")
+        return _md.renderer.render(tokens, _md.options, {})
