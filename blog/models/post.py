@@ -26,6 +26,7 @@ from wagtail.search import index
 
 from blog.blocks import PostBodyBlock
 from blog.forms import PostPageForm
+from blog.graph import layout as graph_layout
 from blog.models.base import (
     LINK_COLUMNS,
     ImportedFrom,
@@ -36,6 +37,7 @@ from blog.models.base import (
 )
 from blog.models.body import RenderedBody
 from blog.models.plain_rows import RowsLoadedPlainly
+from blog.models.preview import Previewable
 from blog.paths import archive_paths, listing_paths, site_wide_paths, tag_paths
 from blog.text import body_text
 from pagecache.cache import remember, remember_at
@@ -183,7 +185,12 @@ def live_post_pages():
 
 
 class PostPage(
-    RowsLoadedPlainly, OneQueryViewRestrictions, RenderedBody, ImportedFrom, Page
+    Previewable,
+    RowsLoadedPlainly,
+    OneQueryViewRestrictions,
+    RenderedBody,
+    ImportedFrom,
+    Page,
 ):
     """An article."""
 
@@ -253,11 +260,17 @@ class PostPage(
         ]
 
     def save(self, *args, **kwargs):
+        # The posts the saved version links to: one a publish stops linking to
+        # loses a backlink and a node of its graph, and is purged too.
+        fields = kwargs.get("update_fields")
+        if self.pk and fields is None:
+            self.linked_before = list(
+                self.linked_page_ids().values_list("page_id", flat=True)
+            )
         super().save(*args, **kwargs)
         # Tags saved with the page took its date already (PostTag.save); a save
         # that left them alone must still carry a new date to them. A draft's
         # revision saves other fields only, and its date stays in the draft.
-        fields = kwargs.get("update_fields")
         if fields is None or "date" in fields:
             PostTag.objects.filter(content_object=self).exclude(date=self.date).update(
                 date=self.date
@@ -277,18 +290,35 @@ class PostPage(
         """Return the paths of every page that shows this post (``blog.paths``)."""
         ancestors = list(self.get_ancestors().specific())
         paths = site_wide_paths() | listing_paths(ancestors) | paths_of([self])
-        paths |= self.figure_paths()
+        paths |= self.figure_paths() | self.preview_paths()
         paths.add(reverse("social_image", args=[self.pk]))
         parent = ancestors[-1]
         if getattr(parent, "ordering", None) == SeriesOrdering.EXPLORER:
             paths |= paths_of(parent.get_children().live().only("url_path"))
         paths |= tag_paths(self.tags.all())
         paths |= archive_paths()
+        # The posts it links to and those that link to it: their backlinks
+        # and graphs show its title (and those it linked to before this save).
+        linked = Page.objects.filter(
+            Q(pk__in=self.linked_page_ids())
+            | Q(pk__in=getattr(self, "linked_before", ()))
+            | Q(pk__in=self.referrer_ids())
+        )
+        return paths | paths_of(linked.only("url_path"))
+
+    def linked_page_ids(self):
+        """Return a subquery of the ids of the pages this one's content links to."""
         linked = ReferenceIndex.get_references_for_object(self).filter(
             to_content_type=ContentType.objects.get_for_model(Page)
         )
-        linked_pages = Page.objects.filter(pk__in=as_page_ids(linked, "to_object_id"))
-        return paths | paths_of(linked_pages.only("url_path"))
+        return as_page_ids(linked, "to_object_id")
+
+    def referrer_ids(self):
+        """Return a subquery of the ids of the pages whose content links to this one."""
+        referrers = ReferenceIndex.get_references_to(self).filter(
+            base_content_type=ContentType.objects.get_for_model(Page)
+        )
+        return as_page_ids(referrers, "object_id")
 
     @classmethod
     def search_ids(cls, query: str) -> list[int]:
@@ -425,26 +455,64 @@ class PostPage(
         """Return the live, public posts whose content links to this one.
 
         Wagtail's reference index records every page link on save; one query
-        joins it, and excludes posts under a view restriction (Wagtail's
-        `public()` would cost a second query).
+        joins it.
         """
-        page_type = ContentType.objects.get_for_model(Page)
-        referrers = (
-            ReferenceIndex.get_references_to(self)
-            .filter(base_content_type=page_type)
-            .annotate(page_id=Cast("object_id", models.IntegerField()))
-            .values("page_id")
+        return self.public_posts(Q(pk__in=self.referrer_ids()))
+
+    def neighbours(self) -> dict:
+        """Return the live, public posts linking ``in`` to this one and ``out`` of it.
+
+        Both from one query of the reference index; a post may be in both.
+        """
+        incoming = Q(pk__in=self.referrer_ids())
+        outgoing = Q(pk__in=self.linked_page_ids())
+        posts = self.public_posts(incoming | outgoing).annotate(
+            links_here=models.ExpressionWrapper(
+                incoming, output_field=models.BooleanField()
+            ),
+            linked_from_here=models.ExpressionWrapper(
+                outgoing, output_field=models.BooleanField()
+            ),
         )
+        found = {"in": [], "out": []}
+        for post in posts:
+            if post.links_here:
+                found["in"].append(post)
+            if post.linked_from_here:
+                found["out"].append(post)
+        return found
+
+    def public_posts(self, condition):
+        """Return the live posts meeting ``condition`` but this one, newest first.
+
+        Posts under a view restriction are excluded in the same query
+        (Wagtail's `public()` would cost a second one).
+        """
         restricted = PageViewRestriction.objects.filter(
             page__path=Substr(OuterRef("path"), 1, Length("page__path"))
         )
         return (
             PostPage.objects.live()
-            .filter(pk__in=referrers)
+            .filter(condition)
             .exclude(pk=self.pk)
             .exclude(models.Exists(restricted))
             .only(*LINK_COLUMNS, "date")
             .order_by("-date", "-pk")
+        )
+
+    def graph(self, neighbours) -> dict | None:
+        """Return the layout of the post's neighbourhood (``blog.graph``), or None."""
+        crumbs = self.navigation["breadcrumbs"]
+        parent_path = self.path[: -self.steplen]
+        parent = crumbs[-1] if crumbs and crumbs[-1].path == parent_path else None
+        series = self.navigation["series"] or {}
+        return graph_layout(
+            self,
+            parent=parent,
+            previous=series.get("previous"),
+            next=series.get("next"),
+            outgoing=neighbours["out"],
+            incoming=neighbours["in"],
         )
 
     def get_context(self, request, *args, **kwargs):
@@ -452,9 +520,10 @@ class PostPage(
         context["post_tags"] = self.shown_tags(request)
         context["breadcrumbs"] = self.navigation["breadcrumbs"]
         context["series_nav"] = self.navigation["series"]
-        # A post that links here, published or moved, purges this page.
-        context["backlinks"] = remember(
-            self.url_path, "backlinks", lambda: list(self.backlinks())
-        )
+        # A post that links here or that this one links to, published, moved
+        # or no longer linking, purges this page (``get_purge_paths``).
+        neighbours = remember(self.url_path, "neighbours", self.neighbours)
+        context["backlinks"] = neighbours["in"]
+        context["graph"] = self.graph(neighbours)
         context.update(self.body_context(request))
         return context

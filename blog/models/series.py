@@ -22,6 +22,7 @@ from blog.models.base import (
 )
 from blog.models.body import RenderedBody
 from blog.models.post import PostPage, live_post_pages
+from blog.models.preview import Previewable
 from blog.paths import feed_paths, is_site_root, listing_paths
 from pagecache.cache import remember
 from pagecache.purge import paths_of
@@ -75,7 +76,12 @@ def series_under(parent):
 
 
 class SeriesPage(
-    RenderedBody, OneQueryViewRestrictions, RoutablePageMixin, ImportedFrom, Page
+    Previewable,
+    RenderedBody,
+    OneQueryViewRestrictions,
+    RoutablePageMixin,
+    ImportedFrom,
+    Page,
 ):
     """A folder of posts: a section, or a series read in order."""
 
@@ -142,7 +148,7 @@ class SeriesPage(
             return None
         subtree = self.get_descendants(inclusive=True).only("url_path")
         paths = listing_paths([*ancestors, self]) | paths_of(subtree)
-        return paths | self.figure_paths()
+        return paths | self.figure_paths() | self.preview_paths()
 
     def posts(self):
         """Return the live posts this page lists.
