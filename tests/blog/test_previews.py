@@ -20,7 +20,9 @@ def publish(post, body):
 
 
 def link_to(*posts):
-    links = "".join(f'<a linktype="page" id="{post.pk}">{post.title}</a>' for post in posts)
+    links = "".join(
+        f'<a linktype="page" id="{post.pk}">{post.title}</a>' for post in posts
+    )
     return ("paragraph", RichText(f"<p>见 {links}</p>"))
 
 
@@ -140,3 +142,130 @@ def test_the_card_is_served_from_the_page_cache_and_purged_on_publish(
     fresh = client.get(url)
     assert fresh["X-Page-Cache"] == "miss" and "新的摘要" in fresh.content.decode()
     caches["default"].clear()
+
+
+# --- the graph ------------------------------------------------------------
+
+
+def graph_nodes(html: str) -> dict[str, list[tuple[str, str]]]:
+    """Return the graph's nodes by kind: (href, full title) pairs."""
+    svg = section(html, '<svg class="graph"', "</svg>")
+    nodes = {}
+    for kind, href, title in re.findall(
+        r'<a class="graph-node graph-node-(\w+)" href="([^"]+)"[^>]*>\s*'
+        r"<title>([^<]*)</title>",
+        svg,
+    ):
+        nodes.setdefault(kind, []).append((href, title))
+    return nodes
+
+
+@pytest.fixture
+def neighbourhood(home):
+    notes = SeriesPageFactory(parent=home, title="笔记", slug="notes")
+    series = SeriesPageFactory(parent=notes, title="CSAPP 读书笔记", slug="csapp")
+    first, middle, last = (
+        PostPageFactory(parent=series, title=f"第{n}章", slug=f"ch{n}")
+        for n in range(1, 4)
+    )
+    cited = PostPageFactory(
+        parent=home, title="被本文引用的一篇很长很长的文章", slug="cited"
+    )
+    citing = PostPageFactory(parent=home, title="引用本文", slug="citing")
+    publish(middle, [link_to(cited)])
+    publish(citing, [link_to(middle)])
+    return {"series": series, "first": first, "middle": middle, "last": last,
+            "cited": cited, "citing": citing}  # fmt: skip
+
+
+def test_the_graph_links_the_post_to_its_links_backlinks_and_series(
+    client, neighbourhood
+):
+    html = client.get("/notes/csapp/ch2/").content.decode()
+    nodes = graph_nodes(html)
+    assert nodes == {
+        "center": [("/notes/csapp/ch2/", "第2章")],
+        "parent": [("/notes/csapp/", "CSAPP 读书笔记")],
+        "previous": [("/notes/csapp/ch1/", "第1章")],
+        "next": [("/notes/csapp/ch3/", "第3章")],
+        "out": [("/cited/", "被本文引用的一篇很长很长的文章")],
+        "in": [("/citing/", "引用本文")],
+    }
+    svg = section(html, '<svg class="graph"', "</svg>")
+    # Long titles are cut on the drawing; the whole title is in its <title>.
+    assert ">被本文引用…</text>" in svg
+    assert svg.count("<line ") == 5
+    assert "← 引用本文" in svg and "本文引用 →" in svg
+    # The graph is made on the server: no script draws it.
+    assert "<script" not in section(html, '<details class="post-graph">', "</details>")
+
+
+def test_a_post_with_no_neighbours_has_no_graph(client, home):
+    post = PostPageFactory(parent=home, slug="alone")
+    assert "post-graph" not in client.get(post.url).content.decode()
+
+
+def test_the_graph_shows_a_few_posts_on_each_side_and_the_page_stays_cheap(
+    client, home
+):
+    hub = PostPageFactory(parent=home, title="枢纽", slug="hub")
+    client.get(hub.url)
+    few = _queries(client, hub.url)
+    targets = [PostPageFactory(parent=home, slug=f"t{n}") for n in range(12)]
+    publish(hub, [link_to(*targets)])
+    for n in range(12):
+        publish(PostPageFactory(parent=home, slug=f"c{n}"), [link_to(hub)])
+    client.get(hub.url)
+    many = _queries(client, hub.url)
+    nodes = graph_nodes(client.get(hub.url).content.decode())
+    assert len(nodes["out"]) == len(nodes["in"]) == SIDE_CAP
+    assert many == few and many <= 10
+
+
+def _queries(client, url):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+def test_a_post_that_stops_linking_here_leaves_the_graph_and_backlinks(
+    client, neighbourhood, settings, django_capture_on_commit_callbacks
+):
+    settings.PAGE_CACHE_SECONDS = 3600
+    settings.LISTING_CACHE_SECONDS = 3600
+    url = "/notes/csapp/ch2/"
+    client.get(url)
+    assert client.get(url)["X-Page-Cache"] == "hit"
+    assert ("/citing/", "引用本文") in graph_nodes(client.get(url).content.decode())[
+        "in"
+    ]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        publish(neighbourhood["citing"], [("paragraph", RichText("<p>不再引用</p>"))])
+    response = client.get(url)
+    assert response["X-Page-Cache"] == "miss"
+    html = response.content.decode()
+    assert "in" not in graph_nodes(html) and "引用本文的文章" not in html
+
+
+def test_a_renamed_linked_post_is_renamed_in_the_graph(
+    client, neighbourhood, settings, django_capture_on_commit_callbacks
+):
+    settings.PAGE_CACHE_SECONDS = 3600
+    settings.LISTING_CACHE_SECONDS = 3600
+    url = "/notes/csapp/ch2/"
+    client.get(url)
+    cited = neighbourhood["cited"]
+    cited.title = "新标题"
+    with django_capture_on_commit_callbacks(execute=True):
+        cited.save_revision().publish()
+    assert ("/cited/", "新标题") in graph_nodes(client.get(url).content.decode())["out"]
+
+
+def test_labels_are_cut_to_about_six_chinese_characters():
+    assert truncate("短标题") == "短标题"
+    assert truncate("一二三四五六七八九") == "一二三四五…"
+    assert truncate("FlashAttention v1-v4") == "FlashAtte…"
