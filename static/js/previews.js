@@ -80,13 +80,15 @@
     return card;
   }
 
-  // Below the link, or above it when there is no room below: never over it.
+  // Below the link, or above it when there is no room below: never over any
+  // line of it (a link may wrap); level with where it starts.
   function place(link) {
-    var rect = link.getClientRects()[0] || link.getBoundingClientRect();
+    var rect = link.getBoundingClientRect();
+    var first = link.getClientRects()[0] || rect;
     var width = card.offsetWidth;
     var height = card.offsetHeight;
     var viewWidth = document.documentElement.clientWidth;
-    var left = Math.min(Math.max(GAP, rect.left), Math.max(GAP, viewWidth - width - GAP));
+    var left = Math.min(Math.max(GAP, first.left), Math.max(GAP, viewWidth - width - GAP));
     var below = rect.bottom + GAP;
     var top = below + height > window.innerHeight && rect.top - GAP - height > 0 ? rect.top - GAP - height : below;
     card.style.left = left + window.scrollX + "px";
