@@ -19,8 +19,8 @@ RIGHT_X = 162
 ROW = 26
 # At most this many posts on each side; the backlinks list shows them all.
 SIDE_CAP = 6
-# A label's width, in ems of the drawing's font: about 6 Chinese characters.
-LABEL_EMS = 6.2
+# A label's width, in ems of the drawing's font: about 5 Chinese characters.
+LABEL_EMS = 5.8
 SERIES_LABEL_EMS = 8.5
 
 
