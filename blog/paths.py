@@ -3,8 +3,9 @@
 A post is shown on its own page and on: its sections and series (and their
 feeds), the other posts of its series (their "part k of n" and
 previous/next), home, the tag index and its tags' pages and feeds, the
-archive, the posts it links to (their backlinks), the site feed, the sitemap,
-search results and its social image. Each page type puts these together in
+archive, the posts it links to and that link to it (their backlinks and
+graphs), the site feed, the sitemap, search results, its social image and its
+hover card (``<url>preview/``). Each page type puts these together in
 its ``get_purge_paths()`` (see ``pagecache.purge``).
 """
 

@@ -263,7 +263,7 @@ class PostPage(
         # The posts the saved version links to: one a publish stops linking to
         # loses a backlink and a node of its graph, and is purged too.
         fields = kwargs.get("update_fields")
-        if self.pk and fields is None:
+        if self.pk and self.live and fields is None:
             self.linked_before = list(
                 self.linked_page_ids().values_list("page_id", flat=True)
             )
