@@ -275,9 +275,19 @@ class PostPage(
         return super().get_indexed_objects().prefetch_related("tags")
 
     def get_purge_paths(self):
-        """Return the paths of every page that shows this post (``blog.paths``)."""
+        """Return the paths of every page that shows this post (``blog.paths``).
+
+        None (every page) when the explorer beside every page lists it
+        (``blog.explorer.explorer_purge_paths``).
+        """
+        from blog.explorer import explorer_purge_paths
+
+        in_explorer = explorer_purge_paths(self)
+        if in_explorer is None:
+            return None
         ancestors = list(self.get_ancestors().specific())
         paths = site_wide_paths() | listing_paths(ancestors) | paths_of([self])
+        paths |= in_explorer
         paths |= self.figure_paths()
         paths.add(reverse("social_image", args=[self.pk]))
         parent = ancestors[-1]

@@ -1,0 +1,25 @@
+/* The header's menu button (narrow screens): shows and hides the sidebar, which
+   holds the explorer, the sections, 标签, 归档 and 最近更新. Without JavaScript the
+   sidebar simply follows the page. */
+(function () {
+  "use strict";
+  var button = document.querySelector(".menu-toggle");
+  var sidebar = document.getElementById("site-sidebar");
+  if (!button || !sidebar) return;
+
+  function set(open) {
+    button.setAttribute("aria-expanded", open ? "true" : "false");
+    document.documentElement.classList.toggle("menu-open", open);
+  }
+
+  button.addEventListener("click", function () {
+    set(button.getAttribute("aria-expanded") !== "true");
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && button.getAttribute("aria-expanded") === "true") {
+      set(false);
+      button.focus();
+    }
+  });
+})();
