@@ -30,9 +30,12 @@
     }
   }
 
-  /* The current section is the last heading above the upper third of the window. */
+  /* The current section is the last heading above the upper third of the window;
+     at the end of the page, the last heading in it. */
   function update() {
-    var line = window.innerHeight / 3;
+    var atEnd =
+      window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 2;
+    var line = atEnd ? window.innerHeight : window.innerHeight / 3;
     var found = null;
     for (var i = 0; i < headings.length; i++) {
       if (headings[i].getBoundingClientRect().top <= line) found = headings[i];
@@ -48,5 +51,8 @@
   headings.forEach(function (heading) {
     observer.observe(heading);
   });
+  /* Reaching the end may bring no heading across the line: the footer tells. */
+  var footer = document.querySelector(".site-footer");
+  if (footer) new IntersectionObserver(update).observe(footer);
   update();
 })();
