@@ -41,7 +41,7 @@ def test_every_page_has_the_explorer_and_recent_updates(open_page, demo_page):
     assert explorer.is_visible()
     assert page.locator(f"{EXPLORER} .explorer-folder").count() >= 3
     assert page.locator(RECENT).count() >= 5
-    opened = page.locator(f"{EXPLORER} details[open] > summary > a")
+    opened = page.locator(f"{EXPLORER} .explorer-folder:has(> details[open]) > a")
     hrefs = [opened.nth(i).get_attribute("href") for i in range(opened.count())]
     if demo_page not in OUTSIDE:
         here = path_of(page)
