@@ -9,11 +9,11 @@ What it lists, so that a site of ten thousand posts stays small on every page:
   post is always shown;
 - the posts straight under home (a folder every page is in), capped the same
   way, with the link going to the archive;
-- the ``RECENT_COUNT`` posts most recently updated (最近更新).
+- the ``RECENT_COUNT`` posts most recently updated (最近更新, ``blog.models.post``).
 
 Folders, home's posts and the recent posts are worked out once per site and
 kept until a site-wide purge; a folder's posts until the folder is purged.
-What purges what (``explorer_purge_paths``): a series published, unpublished,
+What purges what (``PostPage.explorer_paths``): a series published, unpublished,
 moved, renamed or deleted purges every page; so does a post that is (or was)
 among the recent posts or sits straight under home; any other post purges the
 pages under its folder, whose explorer lists it.
@@ -22,12 +22,11 @@ pages under its folder, whose explorer lists it.
 from wagtail.models import Page, Site
 
 from blog.models import LINK_COLUMNS, PostPage, SeriesPage
+from blog.models import post as post_models
 from blog.models.base import readable
 from pagecache.cache import remember, remember_site
-from pagecache.purge import paths_of
 
 FOLDER_POSTS = 15
-RECENT_COUNT = 6
 
 
 def _link(page, root_path: str) -> dict:
@@ -75,7 +74,9 @@ def site_tree(root) -> dict:
             ),
             "recent": [
                 {**_link(post, root_path), "updated": post.updated}
-                for post in recent.only(*LINK_COLUMNS, "updated")[:RECENT_COUNT]
+                for post in recent.only(*LINK_COLUMNS, "updated")[
+                    : post_models.RECENT_COUNT
+                ]
             ],
         }
 
@@ -156,43 +157,3 @@ def explorer(request, page=None) -> dict | None:
         ],
         "here_pk": here_pk,
     }
-
-
-def folder_crumbs(request, page) -> list[dict]:
-    """Return the folders above ``page`` as links, from the kept site tree."""
-    site = Site.find_for_request(request)
-    if site is None:
-        return []
-    folders = site_tree(site.root_page)["folders"]
-    return [
-        f for f in folders if page.path.startswith(f["path"]) and f["path"] != page.path
-    ]
-
-
-def explorer_purge_paths(post) -> set[str] | None:
-    """Return the paths whose explorer shows ``post``; None for every page.
-
-    Every page when the post sits straight under its site's home, or is (or,
-    just unpublished or deleted, was) among the recent posts: its ``updated``
-    is no older than the oldest of the others there. Otherwise the pages
-    under its folder. A post whose ``updated`` an editor moved back out of
-    the recent posts is not caught: the next site-wide purge shows it.
-    """
-    homes = [
-        post.path[: post.steplen * root_path.count("/")]
-        for _, root_path, _, _ in Site.get_site_root_paths()
-        if post.url_path.startswith(root_path)
-    ]
-    parent_path = post.path[: -post.steplen]
-    if not homes or parent_path in homes:
-        return None
-    recent = list(
-        PostPage.objects.filter(path__startswith=homes[0])
-        .recently_updated()
-        .exclude(pk=post.pk)
-        .values_list("updated", flat=True)[:RECENT_COUNT]
-    )
-    if len(recent) < RECENT_COUNT or (post.updated and post.updated >= recent[-1]):
-        return None
-    under = Page.objects.filter(path__startswith=parent_path).only("url_path")
-    return paths_of(under)

@@ -7,8 +7,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from blog.explorer import FOLDER_POSTS, RECENT_COUNT
+from blog.explorer import FOLDER_POSTS
 from blog.models import PostPage
+from blog.models.post import RECENT_COUNT
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 OLD = datetime.date(2020, 1, 1)

@@ -74,7 +74,7 @@ def older(site, monkeypatch):
     The explorer then shows them only on the pages under their series, so a
     change to one purges those, not every page.
     """
-    monkeypatch.setattr("blog.explorer.RECENT_COUNT", 1)
+    monkeypatch.setattr("blog.models.post.RECENT_COUNT", 1)
     old = datetime.date(2000, 1, 1)
     posts = [site[name].pk for name in ("first", "second", "third")]
     PostPage.objects.filter(pk__in=posts).update(date=old, updated=old)

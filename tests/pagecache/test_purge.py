@@ -15,7 +15,7 @@ def test_a_page_type_without_a_declaration_purges_its_own_paths(home):
 
 
 def test_a_page_type_says_which_paths_show_it(home, monkeypatch):
-    monkeypatch.setattr("blog.explorer.RECENT_COUNT", 1)
+    monkeypatch.setattr("blog.models.post.RECENT_COUNT", 1)
     section = SeriesPageFactory(parent=home, slug="cuda")
     series = SeriesPageFactory(parent=section, slug="cute")
     old = datetime.date(2000, 1, 1)
