@@ -20,6 +20,7 @@ from wagtail.models import (
     PageViewRestriction,
     ReferenceIndex,
     Revision,
+    Site,
 )
 from wagtail.query import PageQuerySet
 from wagtail.search import index
@@ -79,6 +80,9 @@ class PostTag(TaggedItemBase):
             "tagged_items", queryset=cls.objects.select_related("tag")
         )
 
+
+# How many posts 最近更新 beside every page lists (blog.explorer).
+RECENT_COUNT = 6
 
 # Newest first, and the same order in the columns of PostTag's index, which a
 # query of one tag's posts reads in order (PostTag.date).
@@ -287,10 +291,17 @@ class PostPage(
         return super().get_indexed_objects().prefetch_related("tags")
 
     def get_purge_paths(self):
-        """Return the paths of every page that shows this post (``blog.paths``)."""
+        """Return the paths of every page that shows this post (``blog.paths``).
+
+        None (every page) when the explorer beside every page lists it
+        (``explorer_paths``).
+        """
+        in_explorer = self.explorer_paths()
+        if in_explorer is None:
+            return None
         ancestors = list(self.get_ancestors().specific())
         paths = site_wide_paths() | listing_paths(ancestors) | paths_of([self])
-        paths |= self.figure_paths() | self.preview_paths()
+        paths |= in_explorer | self.figure_paths() | self.preview_paths()
         paths.add(reverse("social_image", args=[self.pk]))
         parent = ancestors[-1]
         if getattr(parent, "ordering", None) == SeriesOrdering.EXPLORER:
@@ -319,6 +330,36 @@ class PostPage(
             base_content_type=ContentType.objects.get_for_model(Page)
         )
         return as_page_ids(referrers, "object_id")
+
+    def explorer_paths(self) -> set[str] | None:
+        """Return the paths whose explorer shows this post; None for every page.
+
+        Every page when the post sits straight under its site's home, or is (or,
+        just unpublished or deleted, was) among the recent posts beside every
+        page (``blog.explorer``): its ``updated`` is no older than the oldest
+        of the others there. Otherwise the pages under its folder. A post whose
+        ``updated`` an editor moved back out of the recent posts is not caught:
+        the next site-wide purge shows it.
+        """
+        homes = [
+            self.path[: self.steplen * root_path.count("/")]
+            for _, root_path, _, _ in Site.get_site_root_paths()
+            if self.url_path.startswith(root_path)
+        ]
+        parent_path = self.path[: -self.steplen]
+        if not homes or parent_path in homes:
+            return None
+        recent = list(
+            PostPage.objects.filter(path__startswith=homes[0])
+            .recently_updated()
+            .exclude(pk=self.pk)
+            .values_list("updated", flat=True)[:RECENT_COUNT]
+        )
+        if len(recent) < RECENT_COUNT or (self.updated and self.updated >= recent[-1]):
+            return None
+        return paths_of(
+            Page.objects.filter(path__startswith=parent_path).only("url_path")
+        )
 
     @classmethod
     def search_ids(cls, query: str) -> list[int]:

@@ -13,6 +13,7 @@ from blog.blocks import PostBodyBlock
 from blog.feeds import PostFeed
 from blog.forms import StartOverPageForm
 from blog.models.base import (
+    LINK_COLUMNS,
     CountedPaginator,
     ImportedFrom,
     OneQueryViewRestrictions,
@@ -23,7 +24,7 @@ from blog.models.base import (
 from blog.models.body import RenderedBody
 from blog.models.post import PostPage, live_post_pages
 from blog.models.preview import Previewable
-from blog.paths import feed_paths, is_site_root, listing_paths
+from blog.paths import feed_paths
 from pagecache.cache import remember
 from pagecache.purge import paths_of
 
@@ -137,18 +138,9 @@ class SeriesPage(
         return paths_of([self]) | feed_paths(self)
 
     def get_purge_paths(self):
-        """Return what shows this page (see ``pagecache.purge``).
-
-        A top-level section is in every page's header: every page. A nested
-        series is in the listings above it and the breadcrumbs below it; its
-        intro's figures are served at their own paths.
-        """
-        ancestors = list(self.get_ancestors().specific())
-        if is_site_root(ancestors[-1]):
-            return None
-        subtree = self.get_descendants(inclusive=True).only("url_path")
-        paths = listing_paths([*ancestors, self]) | paths_of(subtree)
-        return paths | self.figure_paths() | self.preview_paths()
+        """Every page: the explorer beside every page lists every section and
+        series (``blog.explorer``), and the header the top-level ones."""
+        return None
 
     def posts(self):
         """Return the live posts this page lists.
@@ -184,6 +176,22 @@ class SeriesPage(
             return self.num_posts
         return live_post_pages().descendant_of(self).count()
 
+    def breadcrumbs(self):
+        """Return the live sections and series above this one, kept until purged.
+
+        Renaming, moving or unpublishing any of them purges every page.
+        """
+        return remember(
+            self.url_path,
+            "breadcrumbs",
+            lambda: list(
+                SeriesPage.objects.ancestor_of(self)
+                .live()
+                .only(*LINK_COLUMNS)
+                .order_by("path")
+            ),
+        )
+
     @path("feed/")
     def feed(self, request):
         """Serve an Atom feed of the latest posts anywhere under this page."""
@@ -202,6 +210,7 @@ class SeriesPage(
         context["posts"] = listing_page(paginator, request)
         subseries = list(self.subseries())
         context["subseries"] = subseries
+        context["breadcrumbs"] = self.breadcrumbs()
         if self.ordering == self.Ordering.NEWEST:
             # Already counted: every post under this page.
             context["post_count"] = paginator.count

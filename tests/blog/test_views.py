@@ -13,6 +13,14 @@ from blog.seo import PageSitemap
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 
+def main_of(response) -> str:
+    """Return the page's <main>: what it lists, without the explorer beside it."""
+    html = response.content.decode()
+    if "<main" not in html:
+        return html
+    return html[html.index("<main") : html.index("</main>")]
+
+
 @pytest.fixture
 def site(home):
     """A small blog: a section, a nested series, tagged posts."""
@@ -57,7 +65,7 @@ def site(home):
 
 def test_home_lists_recent_updates_and_sections(client, site):
     response = client.get("/")
-    html = response.content.decode()
+    html = main_of(response)
     assert response.status_code == 200
     assert "最近更新" in html
     # Sorted by `updated`: FlashAttention (2026-09-20) before the 2024 post.
@@ -83,7 +91,7 @@ def test_section_page_shows_count_cards_and_tags(client, site):
 
 def test_nested_series_url_and_section_count_includes_it(client, site):
     assert client.get("/notes/csapp/").status_code == 200
-    html = client.get("/notes/").content.decode()
+    html = main_of(client.get("/notes/"))
     assert "CSAPP" in html
     assert (
         "csapp-7-链接" not in html
@@ -143,7 +151,7 @@ def test_tag_index_lists_tags_with_counts(client, site):
 
 def test_tag_page_lists_its_posts_newest_first(client, site):
     response = client.get("/tags/cuda/")
-    html = response.content.decode()
+    html = main_of(response)
     assert response.status_code == 200
     assert "2 篇文章" in html
     assert html.index("FlashAttention 笔记") < html.index("旧文章")
@@ -154,7 +162,7 @@ def test_tag_page_and_feed_follow_a_post_to_its_new_date(
     client, site, django_capture_on_commit_callbacks
 ):
     def order(url):
-        text = client.get(url).content.decode()
+        text = main_of(client.get(url))
         return text.index("旧文章") < text.index("FlashAttention 笔记")
 
     old = PostPage.objects.get(pk=site["old"].pk)
@@ -203,8 +211,8 @@ def test_archive_pages_hold_a_few_hundred_posts_and_keep_year_counts(
             slug=f"a{n}",
             date=datetime.date(year, 3, n + 1),
         )
-    first = client.get("/archive/").content.decode()
-    second = client.get("/archive/?page=2").content.decode()
+    first = main_of(client.get("/archive/"))
+    second = main_of(client.get("/archive/?page=2"))
 
     # Newest first: 0 (2026), then 3, 2 | 1 (2025), then 4 (2024).
     assert [f"归档文章{n}" in first for n in range(5)] == [1, 0, 1, 1, 0]

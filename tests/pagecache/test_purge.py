@@ -1,7 +1,10 @@
 """Each page type says what shows it; the page cache asks, knowing no page type."""
 
+import datetime
+
 from wagtail.models import Page
 
+from blog.models import PostPage
 from pagecache.purge import paths_showing
 from tests.factories import PostPageFactory, SeriesPageFactory
 
@@ -11,15 +14,25 @@ def test_a_page_type_without_a_declaration_purges_its_own_paths(home):
     assert paths_showing(plain) == {"/plain/"}
 
 
-def test_a_page_type_says_which_paths_show_it(home):
+def test_a_page_type_says_which_paths_show_it(home, monkeypatch):
+    monkeypatch.setattr("blog.models.post.RECENT_COUNT", 1)
     section = SeriesPageFactory(parent=home, slug="cuda")
     series = SeriesPageFactory(parent=section, slug="cute")
-    post = PostPageFactory(parent=series, slug="layout")
-    # A top-level section is in every page's header; a nested series is not.
+    old = datetime.date(2000, 1, 1)
+    post = PostPageFactory(parent=series, slug="layout", date=old, updated=old)
+    PostPageFactory(parent=series, slug="newer")
+    # Sections and series are in the explorer beside every page.
     assert paths_showing(section) is None
-    assert {"/cuda/", "/cuda/feed/", "/cuda/cute/", "/cuda/cute/layout/"} <= (
-        paths_showing(series)
-    )
+    assert paths_showing(series) is None
+    # A post that is not among the recent posts: the pages that list it,
+    # and those under its series, whose explorer does.
     shown_on = paths_showing(post)
     assert {"/cuda/cute/layout/", "/cuda/cute/", "/cuda/", "/feed/"} <= shown_on
     assert {"/cuda/cute/feed/", "/archive/", "/tags/", "/search/"} <= shown_on
+    assert "/cuda/cute/newer/" in shown_on
+    # One among them, or straight under home: every page.
+    assert paths_showing(PostPage.objects.get(slug="newer")) is None
+    assert (
+        paths_showing(PostPageFactory(parent=home, slug="top", date=old, updated=old))
+        is None
+    )

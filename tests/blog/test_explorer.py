@@ -1,0 +1,197 @@
+"""The explorer and 最近更新 beside every page, breadcrumbs, titles, listing headings."""
+
+import datetime
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from blog.explorer import FOLDER_POSTS
+from blog.models import PostPage
+from blog.models.post import RECENT_COUNT
+from tests.factories import PostPageFactory, SeriesPageFactory
+
+OLD = datetime.date(2020, 1, 1)
+
+
+@pytest.fixture
+def site(home, tag_index, archive):
+    cuda = SeriesPageFactory(parent=home, title="CUDA", slug="cuda", ordering="newest")
+    cute = SeriesPageFactory(parent=cuda, title="CuTe", slug="cute")
+    notes = SeriesPageFactory(parent=home, title="笔记", slug="notes")
+    csapp = SeriesPageFactory(parent=notes, title="CSAPP", slug="csapp")
+    return {
+        "cuda": cuda,
+        "cute": cute,
+        "notes": notes,
+        "csapp": csapp,
+        "layout": PostPageFactory(parent=cute, title="布局代数", slug="layout"),
+        "smem": PostPageFactory(
+            parent=cuda, title="共享内存", slug="smem", tags=["cuda"]
+        ),
+        "link": PostPageFactory(parent=csapp, title="链接", slug="link", date=OLD),
+    }
+
+
+def sidebar(client, url) -> str:
+    html = client.get(url).content.decode()
+    return html[html.index('<aside id="site-sidebar"') : html.index("</aside>")]
+
+
+def open_folders(html) -> list[str]:
+    return re.findall(
+        r'<a class="explorer-folder-link" href="([^"]+)"[^>]*>[^<]*</a>\s*<details open>',
+        html,
+    )
+
+
+def explorer_posts(html) -> list[str]:
+    return re.findall(r'class="explorer-post"><a href="([^"]+)"', html)
+
+
+def current(html) -> list[str]:
+    return re.findall(r'<a [^>]*href="([^"]+)" aria-current="page"', html)
+
+
+def test_a_post_is_marked_with_its_folders_open_and_only_theirs_posts(client, site):
+    html = sidebar(client, "/notes/csapp/link/")
+    assert open_folders(html) == ["/notes/", "/notes/csapp/"]
+    assert explorer_posts(html) == ["/notes/csapp/link/"]
+    assert "/notes/csapp/link/" in current(html)
+    # Every folder is there, closed, without its posts.
+    for folder in ["/cuda/", "/cuda/cute/"]:
+        assert f'<a class="explorer-folder-link" href="{folder}">' in html
+    assert "/cuda/cute/layout/" not in html.split("最近更新")[0]
+
+
+def test_a_series_page_is_marked_and_lists_its_posts(client, site):
+    html = sidebar(client, "/cuda/cute/")
+    assert open_folders(html) == ["/cuda/", "/cuda/cute/"]
+    assert current(html)[0] == "/cuda/cute/"
+    # The series in the section, with its posts, then the section's own posts.
+    assert explorer_posts(html) == ["/cuda/cute/layout/", "/cuda/smem/"]
+
+
+@pytest.mark.parametrize("url", ["/", "/tags/", "/tags/cuda/", "/archive/", "/search/"])
+def test_pages_outside_the_folders_show_every_folder_closed(client, site, url):
+    html = sidebar(client, url)
+    assert open_folders(html) == []
+    assert html.count('class="explorer-folder"') == 4
+    assert "最近更新" in html
+
+
+def test_the_404_page_has_the_explorer(client, site):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    assert 'class="explorer-folder"' in response.content.decode()
+
+
+def test_recent_updates_are_the_latest_by_updated(client, site):
+    for n in range(RECENT_COUNT + 2):
+        PostPageFactory(
+            parent=site["cute"], slug=f"r{n}", updated=datetime.date(2027, 1, n + 1)
+        )
+    html = sidebar(client, "/archive/")
+    recent = re.findall(r'<li><a href="([^"]+)"', html.split("最近更新")[1])
+    expected = [f"/cuda/cute/r{n}/" for n in range(RECENT_COUNT + 1, 1, -1)]
+    assert recent == expected
+
+
+def test_a_long_folder_is_capped_with_a_link_and_keeps_the_current_post(client, site):
+    for n in range(FOLDER_POSTS + 5):
+        PostPageFactory(parent=site["csapp"], slug=f"p{n:02}", title=f"第{n}章")
+    total = FOLDER_POSTS + 6
+    html = sidebar(client, f"/notes/csapp/p{FOLDER_POSTS + 4:02}/")
+    posts = explorer_posts(html)
+    # Explorer order, the first FOLDER_POSTS, then the current one.
+    assert len(posts) == FOLDER_POSTS + 1
+    assert posts[-1] == f"/notes/csapp/p{FOLDER_POSTS + 4:02}/"
+    assert f'<a href="/notes/csapp/">全部 {total} 篇 →</a>' in html
+
+
+def test_the_explorer_does_not_add_queries_as_posts_grow(client, site, settings):
+    settings.LISTING_CACHE_SECONDS = 3600
+
+    def count(url):
+        client.get(url)
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url).status_code == 200
+        return len(captured)
+
+    urls = ["/", "/cuda/cute/", "/cuda/cute/layout/", "/tags/cuda/", "/archive/"]
+    before = {url: count(url) for url in urls}
+    for n in range(60):
+        PostPageFactory(parent=site["cute"], slug=f"g{n}", tags=["cuda"])
+        PostPageFactory(parent=site["cuda"], slug=f"h{n}")
+    after = {url: count(url) for url in urls}
+    assert after == before
+    assert max(after.values()) <= 10
+
+
+def test_series_breadcrumbs_include_the_parent(client, site):
+    html = client.get("/notes/csapp/").content.decode()
+    crumbs = html[
+        html.index('class="breadcrumbs"') : html.index(
+            "</nav>", html.index('class="breadcrumbs"')
+        )
+    ]
+    assert re.findall(r"<li[^>]*>(?:<a[^>]*>)?([^<]+)", crumbs) == [
+        "首页",
+        "笔记",
+        "CSAPP",
+    ]
+
+
+def test_tag_page_breadcrumbs_lead_to_the_tag_index(client, site):
+    html = client.get("/tags/cuda/").content.decode()
+    start = html.index('class="breadcrumbs"')
+    crumbs = html[start : html.index("</nav>", start)]
+    assert 'href="/tags/"' in crumbs and 'aria-current="page">#cuda<' in crumbs
+
+
+@pytest.mark.parametrize(
+    ("url", "title"),
+    [
+        ("/", "测试博客"),
+        ("/cuda/", "CUDA · 测试博客"),
+        ("/notes/csapp/link/", "链接 · 测试博客"),
+        ("/tags/cuda/", "#cuda · 测试博客"),
+        ("/search/?q=x", "搜索：x · 测试博客"),
+    ],
+)
+def test_titles_name_the_site_once(client, site, settings, url, title):
+    settings.WAGTAIL_SITE_NAME = "测试博客"
+    html = client.get(url).content.decode()
+    assert re.search(r"<title>(.*?)</title>", html)[1] == title
+
+
+def test_a_section_heads_its_own_posts_below_its_series(client, site):
+    html = client.get("/cuda/").content.decode()
+    main = html[html.index("<main") :]
+    assert main.index(">系列</h2>") < main.index(">文章</h2>") < main.index("共享内存")
+
+
+def test_publishing_an_older_post_shows_it_in_the_explorer_of_cached_pages_below(
+    client, site, settings, django_capture_on_commit_callbacks
+):
+    settings.PAGE_CACHE_SECONDS = 3600
+    settings.LISTING_CACHE_SECONDS = 3600
+    for n in range(RECENT_COUNT):  # newer posts fill 最近更新
+        PostPageFactory(parent=site["notes"], slug=f"new{n}")
+    url = "/cuda/cute/layout/"
+    client.get(url)
+    assert client.get(url)["X-Page-Cache"] == "hit"
+    other = "/notes/csapp/link/"
+    client.get(other)
+
+    post = PostPageFactory(
+        parent=site["cuda"], slug="old", title="旧的新文章", date=OLD, live=False
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        post.save_revision().publish()
+
+    assert "/cuda/old/" in explorer_posts(sidebar(client, url))
+    # Not on the recent list and not under /cuda/: that page stays cached.
+    assert client.get(other)["X-Page-Cache"] == "hit"
+    assert PostPage.objects.get(slug="old").live
