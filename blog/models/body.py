@@ -134,6 +134,8 @@ class RenderedBody:
                 # What the page needs to load: KaTeX's CSS and fonts, Pygments' CSS.
                 "math": 'class="katex' in html or "math-pending" in html,
                 "code": 'class="highlight' in html,
+                # Interactive figures, which static/js/figures.js sizes.
+                "figures": 'class="block-html-figure' in html,
                 # A preview's inline figures (srcdoc), whose scripts it allows.
                 "scripts": [] if figures_at else figure_script_sources(html),
                 # Past the request's render budget, parts show their source

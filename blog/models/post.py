@@ -615,9 +615,7 @@ class PostPage(
         )
         # What the post's end shows beside it: changed only by a publish,
         # unpublish or move of one of them, which purges this page.
-        context["post_end"] = remember(
-            self.url_path, "post-end", self.find_post_end
-        )
+        context["post_end"] = remember(self.url_path, "post-end", self.find_post_end)
         context["post_feeds"] = self.feed_links(request, context["post_tags"])
         context.update(self.body_context(request))
         return context
