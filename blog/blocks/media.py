@@ -163,7 +163,7 @@ class HtmlFigureBlock(InlineMathFieldsMixin, blocks.StructBlock):
         return super().render(value, context)
 
 
-# Appended to every figure's document: tells the page around it the height of
+# Appended to a live figure's document: tells the page around it the height of
 # its content, at load, on each change and when asked, so the frame takes that
 # height (static/js/figures.js). Part of the document, so its policy allows it
 # by hash like the figure's own scripts (config/security.py).
@@ -182,12 +182,9 @@ FIGURE_SIZE_SCRIPT = (
 
 
 def figure_document(markup: str, parent_context: dict | None = None) -> str:
-    """Return a figure's HTML as its frame shows it: library images by their URLs.
-
-    With the script that sizes its frame to its content at the end.
-    """
+    """Return a figure's HTML as its frame shows it: library images by their URLs."""
     images = shown_images(figure_image_ids(markup), parent_context or {})
-    return with_figure_images(markup, images) + FIGURE_SIZE_SCRIPT
+    return with_figure_images(markup, images)
 
 
 DECONSTRUCT_ALIASES = public_paths(ImageBlock, EmbedBlock, HtmlFigureBlock)
