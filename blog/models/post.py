@@ -498,16 +498,18 @@ class PostPage(
         next post. Whether this post is live does not matter, so after an
         unpublish the window is still the posts whose end showed it.
         """
-        siblings = self.siblings()
+        # Private posts too: purging their paths does no harm, and spares
+        # asking which posts are private.
+        siblings = self.siblings(PostPage.objects.live())
         nearest, key = self._window(siblings, self.in_reading_order(), size)
         rows = siblings.filter(nearest).only(*LINK_COLUMNS, "date")
         return self._split(rows, key, size)
 
     @staticmethod
     def posts_sharing_tags(tags):
-        """Return the public live posts with any of ``tags``, as their paths."""
+        """Return the live posts with any of ``tags``, as their paths (for purges)."""
         return (
-            PostPage.objects.visible()
+            PostPage.objects.live()
             .filter(tagged_items__tag__in=list(tags))
             .distinct()
             .only("url_path")
