@@ -8,7 +8,7 @@ from django.db.models.signals import post_delete, post_save
 from taggit.models import Tag
 from wagtail.models import Page
 
-from blog.models import PostTag
+from blog.models import PostPage, PostTag
 from blog.paths import tag_paths
 from pagecache.cache import purge_all, purge_deferred, purge_paths
 from pagecache.purge import paths_of
@@ -21,8 +21,10 @@ def _on_post_tag_change(sender, instance, **kwargs):
     # The post is looked up, not followed: it may be going in the same delete.
     if purge_deferred():
         return
+    # The posts with the tag list their related posts by shared tags.
     posts = Page.objects.filter(pk=instance.content_object_id).only("url_path")
-    purge_paths(tag_paths([instance.tag]) | paths_of(posts))
+    sharing = PostPage.posts_sharing_tags([instance.tag])
+    purge_paths(tag_paths([instance.tag]) | paths_of(posts) | paths_of(sharing))
 
 
 def _on_tag_change(sender, instance, created=False, **kwargs):

@@ -150,6 +150,12 @@ def page_meta(context) -> dict:
             }
         )
 
+    # A post's own feeds (its section or series, its tags), as its end lists them.
+    site_feed = reverse("feed")
+    for name, url in context.get("post_feeds") or ():
+        if url != site_feed:
+            feeds.append({"title": f"{name} · {site_name}", "url": absolute(url)})
+
     canonical = absolute(_canonical_path(request, page))
     image_url = social_image_url(page)
     image = absolute(image_url) if image_url else ""

@@ -14,6 +14,7 @@ from .headings import (
 from .highlight import (
     LANGUAGE_ALIASES,
     LANGUAGES,
+    code_frame,
     highlight,
     language_choices,
     normalise_language,
@@ -54,6 +55,7 @@ __all__ = [
     "MathError",
     "RenderStore",
     "check_math",
+    "code_frame",
     "equation_rows",
     "find_inline_math",
     "get_store",

@@ -27,7 +27,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from .cache import batch, memoize
 from .cjk import cjk_emphasis_plugin
 from .headings import unique_anchors
-from .highlight import highlight, parse_line_spec
+from .highlight import code_frame, parse_line_spec
 from .math import check_math, prefetch_math, render_math_safe
 from .mkdocs import mkdocs_plugin
 from .shortcodes import emoji_plugin
@@ -337,6 +337,11 @@ def _amsmath_if_closed(
 # ```cuda {2,4-5} title="gemm.cu" linenos=40
 _FENCE_LINES = re.compile(r"\{([\d,\s-]+)\}")
 _FENCE_TITLE = re.compile(r"""\b(?:title|filename)=(?:"([^"]*)"|'([^']*)'|(\S+))""")
+# What turns line numbers off, as the vault importer reads it.
+_FENCE_NO_LINENOS = re.compile(
+    r"\bnolinenos\b|\b(?:linenos|showLineNumbers|numberLines)\s*=\s*(?:false|0)\b",
+    re.I,
+)
 _FENCE_LINENOS = re.compile(r"\b(?:linenos|showLineNumbers|numberLines)(?:=(\d+))?")
 
 
@@ -362,12 +367,13 @@ def _render_fence(
             highlight_lines = []  # a typo in the info string must not break a post
     title = _FENCE_TITLE.search(info)
     linenos = _FENCE_LINENOS.search(info)
-    return highlight(
+    # The code block's frame, with its default of line numbers on.
+    return code_frame(
         token.content,
         language,
         inline_styles=bool(env.get("feed")),
         highlight_lines=highlight_lines,
-        line_numbers=linenos is not None,
+        line_numbers=_FENCE_NO_LINENOS.search(info) is None,
         start_line=int(linenos.group(1) or 1) if linenos else 1,
         filename=next((g for g in title.groups() if g is not None), "")
         if title
@@ -379,7 +385,12 @@ def _render_code_block(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
 ) -> str:
     """Return an indented code block in the same frame as fenced code."""
-    return highlight(tokens[idx].content, "text", inline_styles=bool(env.get("feed")))
+    return code_frame(
+        tokens[idx].content,
+        "text",
+        inline_styles=bool(env.get("feed")),
+        line_numbers=True,
+    )
 
 
 def _math_output(env: Any) -> str:

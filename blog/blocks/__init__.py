@@ -25,7 +25,13 @@ from .base import (
 )
 from .body import PostBodyBlock, body_anchors, body_headings
 from .code import CodeBlock, MathBlock
-from .media import EmbedBlock, HtmlFigureBlock, ImageBlock, figure_document
+from .media import (
+    FIGURE_SIZE_SCRIPT,
+    EmbedBlock,
+    HtmlFigureBlock,
+    ImageBlock,
+    figure_document,
+)
 from .prose import (
     CalloutBlock,
     HeadingBlock,
@@ -59,6 +65,7 @@ __all__ = [
     "Text",
     "body_anchors",
     "body_headings",
+    "FIGURE_SIZE_SCRIPT",
     "figure_document",
     "inline_html",
     "is_feed",

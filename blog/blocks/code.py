@@ -6,8 +6,8 @@ from wagtail import blocks
 
 from rendering import (
     check_math,
+    code_frame,
     has_tag,
-    highlight,
     language_choices,
     parse_line_spec,
     render_math_safe,
@@ -101,14 +101,12 @@ class CodeBlock(blocks.StructBlock):
             lines = parse_line_spec(spec) if spec.strip() else []
         except ValueError:
             lines = []  # Stored before validation existed: show the code anyway.
-        context["language_label"] = dict(code_languages()).get(
-            value["language"], value["language"]
-        )
-        # Pygments escapes the source.
+        # Pygments escapes the source; the frame escapes its label and file name.
         context["html"] = mark_safe(  # noqa: S308
-            highlight(
+            code_frame(
                 value["code"],
                 value["language"],
+                filename=value.get("filename") or "",
                 highlight_lines=lines,
                 line_numbers=bool(value.get("line_numbers")),
                 inline_styles=is_feed(parent_context),

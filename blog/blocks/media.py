@@ -163,6 +163,24 @@ class HtmlFigureBlock(InlineMathFieldsMixin, blocks.StructBlock):
         return super().render(value, context)
 
 
+# Appended to a live figure's document: tells the page around it the height of
+# its content, at load, on each change and when asked, so the frame takes that
+# height (static/js/figures.js). Part of the document, so its policy allows it
+# by hash like the figure's own scripts (config/security.py).
+FIGURE_SIZE_SCRIPT = (
+    "<script>(function () {"
+    " function send() {"
+    " var box = document.documentElement.getBoundingClientRect();"
+    ' parent.postMessage({ figureHeight: Math.ceil(box.height) }, "*"); }'
+    ' addEventListener("load", send);'
+    ' addEventListener("message", function (event) {'
+    ' if (event.source === parent && event.data === "figure-size?") send(); });'
+    " if (window.ResizeObserver) new ResizeObserver(send)"
+    ".observe(document.documentElement);"
+    " })();</script>"
+)
+
+
 def figure_document(markup: str, parent_context: dict | None = None) -> str:
     """Return a figure's HTML as its frame shows it: library images by their URLs."""
     images = shown_images(figure_image_ids(markup), parent_context or {})

@@ -12,6 +12,7 @@ from wagtail.url_routing import RouteResult
 
 from blog import reading
 from blog.blocks import (
+    FIGURE_SIZE_SCRIPT,
     Text,
     body_anchors,
     body_headings,
@@ -134,6 +135,8 @@ class RenderedBody:
                 # What the page needs to load: KaTeX's CSS and fonts, Pygments' CSS.
                 "math": 'class="katex' in html or "math-pending" in html,
                 "code": 'class="highlight' in html,
+                # Interactive figures, which static/js/figures.js sizes.
+                "figures": 'class="block-html-figure' in html,
                 # A preview's inline figures (srcdoc), whose scripts it allows.
                 "scripts": [] if figures_at else figure_script_sources(html),
                 # Past the request's render budget, parts show their source
@@ -270,7 +273,10 @@ class RenderedBody:
         Sandboxed by its policy (an opaque origin, even opened on its own),
         framed by this site only, and kept in the page cache like a page.
         """
+        # With the script that sizes its frame to its content (a preview's
+        # inline figure keeps the height its author set).
         document = figure_document(self.figure_markup(block_id) or "")
+        document += FIGURE_SIZE_SCRIPT
         response = HttpResponse(document, content_type="text/html; charset=utf-8")
         response["X-Frame-Options"] = "SAMEORIGIN"
         response["X-Robots-Tag"] = "noindex"

@@ -1,11 +1,12 @@
 """Posts and their tags."""
 
 import datetime
+import itertools
 
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import MD5, Cast, Length, Substr
 from django.urls import reverse
 from django.utils.functional import cached_property
@@ -83,6 +84,11 @@ class PostTag(TaggedItemBase):
 
 # How many posts 最近更新 beside every page lists (blog.explorer).
 RECENT_COUNT = 6
+
+# How many related posts a post's end lists, and how many of its section's
+# nearest posts on each side it reads for them and for previous/next.
+RELATED_COUNT = 4
+SECTION_WINDOW = RELATED_COUNT + 1
 
 # Newest first, and the same order in the columns of PostTag's index, which a
 # query of one tag's posts reads in order (PostTag.date).
@@ -308,6 +314,11 @@ class PostPage(
             paths |= paths_of(parent.get_children().live().only("url_path"))
         paths |= tag_paths(self.tags.all())
         paths |= archive_paths()
+        # The posts whose end shows this one: its section's nearest (previous,
+        # next, or related by section) and those sharing a tag (related).
+        before, after = self.section_window()
+        paths |= paths_of([*before, *after])
+        paths |= paths_of(self.posts_sharing_tags(self.tags.all()))
         # The posts it links to and those that link to it: their backlinks
         # and graphs show its title (and those it linked to before this save).
         linked = Page.objects.filter(
@@ -492,6 +503,153 @@ class PostPage(
             }
         return nav
 
+    def siblings(self, posts=None):
+        """Return ``posts`` (the public live ones) beside this one in its parent."""
+        posts = PostPage.objects.visible() if posts is None else posts
+        parent_path = self.path[: -self.steplen]
+        return posts.filter(path__startswith=parent_path, depth=self.depth).exclude(
+            pk=self.pk
+        )
+
+    def in_reading_order(self) -> bool:
+        """Return whether this post's parent is a series read in explorer order."""
+        return Page.objects.filter(
+            path=self.path[: -self.steplen],
+            seriespage__ordering=SeriesOrdering.EXPLORER,
+        ).exists()
+
+    def _window(self, siblings, reading_order: bool, size: int):
+        """Return a filter of the ``size`` siblings nearest on each side, and a sort key.
+
+        In explorer order in a series, by date elsewhere (before is older).
+        """
+        if reading_order:
+            before = siblings.filter(path__lt=self.path).order_by("-path")
+            after = siblings.filter(path__gt=self.path).order_by("path")
+
+            def key(page):
+                return page.path
+        else:
+            before = siblings.filter(
+                Q(date__lt=self.date) | Q(date=self.date, pk__lt=self.pk)
+            ).order_by("-date", "-pk")
+            after = siblings.filter(
+                Q(date__gt=self.date) | Q(date=self.date, pk__gt=self.pk)
+            ).order_by("date", "pk")
+
+            def key(page):
+                return (page.date, page.pk)
+
+        nearest = Q(pk__in=before.values("pk")[:size]) | Q(
+            pk__in=after.values("pk")[:size]
+        )
+        return nearest, key
+
+    def _split(self, rows, key, size: int):
+        """Return the ``size`` siblings among ``rows`` nearest before and after."""
+        parent_path = self.path[: -self.steplen]
+        mine = key(self)
+        beside = sorted(
+            (
+                row
+                for row in rows
+                if row.depth == self.depth and row.path.startswith(parent_path)
+            ),
+            key=key,
+        )
+        before = [row for row in reversed(beside) if key(row) < mine]
+        after = [row for row in beside if key(row) > mine]
+        return before[:size], after[:size]
+
+    def section_window(self, size: int = SECTION_WINDOW):
+        """Return the ``size`` posts of the parent nearest before and after this one.
+
+        Nearest first on each side; the first of each is the previous and the
+        next post. Whether this post is live does not matter, so after an
+        unpublish the window is still the posts whose end showed it.
+        """
+        # Private posts too: purging their paths does no harm, and spares
+        # asking which posts are private.
+        siblings = self.siblings(PostPage.objects.live())
+        nearest, key = self._window(siblings, self.in_reading_order(), size)
+        rows = siblings.filter(nearest).only(*LINK_COLUMNS, "date")
+        return self._split(rows, key, size)
+
+    @staticmethod
+    def posts_sharing_tags(tags):
+        """Return the live posts with any of ``tags``, as their paths (for purges)."""
+        return (
+            PostPage.objects.live()
+            .filter(tagged_items__tag__in=list(tags))
+            .distinct()
+            .only("url_path")
+        )
+
+    def find_post_end(self):
+        """Return the previous and next posts and the related ones, in one query.
+
+        In a series, previous/next are the series' (``find_navigation``);
+        elsewhere, the section's posts beside this one by date. Related posts
+        share most tags with this one (then newest first), and are filled up
+        with the section's posts nearest to it; previous and next are not
+        repeated among them.
+        """
+        series = self.navigation["series"]
+        posts = PostPage.objects.visible()
+        # A post alone in its series has no neighbours in any order.
+        nearest, key = self._window(
+            self.siblings(posts), series is not None, SECTION_WINDOW
+        )
+        tags = PostTag.objects.filter(content_object_id=self.pk).values("tag_id")
+        # Previous and next may be among the best ranked: two more to spare.
+        ranked = (
+            posts.filter(tagged_items__tag_id__in=tags)
+            .exclude(pk=self.pk)
+            .annotate(shared=Count("tagged_items"))
+            .order_by("-shared", "-date", "-pk")
+            .values("pk")[: RELATED_COUNT + 2]
+        )
+        rows = list(
+            posts.filter(nearest | Q(pk__in=ranked))
+            .annotate(
+                shared=Count("tagged_items", filter=Q(tagged_items__tag_id__in=tags))
+            )
+            .only(*LINK_COLUMNS, "date")
+        )
+        before, after = self._split(rows, key, SECTION_WINDOW)
+        if series is not None:
+            previous, following = series["previous"], series["next"]
+        else:
+            previous = before[0] if before else None
+            following = after[0] if after else None
+        taken = {page.pk for page in (previous, following) if page is not None}
+        related = sorted(
+            (row for row in rows if row.shared and row.pk not in taken),
+            key=lambda row: (-row.shared, -row.date.toordinal(), -row.pk),
+        )[:RELATED_COUNT]
+        taken |= {row.pk for row in related}
+        # The section's posts nearest first, alternating sides.
+        related += [
+            page
+            for pair in itertools.zip_longest(before, after)
+            for page in pair
+            if page is not None and page.pk not in taken
+        ][: RELATED_COUNT - len(related)]
+        return {"previous": previous, "next": following, "related": related}
+
+    def feed_links(self, request, tags):
+        """Return (title, URL) of the feeds this post is in: site, parent, ``tags``."""
+        links = [("全站", reverse("feed"))]
+        crumbs = self.navigation["breadcrumbs"]
+        parent_path = self.path[: -self.steplen]
+        if crumbs and crumbs[-1].path == parent_path:
+            parent_url = crumbs[-1].get_url(request)
+            if parent_url:
+                links.append((crumbs[-1].title, parent_url + "feed/"))
+        for tag in tags:
+            links.append((f"#{tag.name}", f"/tags/{tag.slug}/feed/"))
+        return links
+
     def backlinks(self):
         """Return the live, public posts whose content links to this one.
 
@@ -566,5 +724,9 @@ class PostPage(
         neighbours = remember(self.url_path, "neighbours", self.neighbours)
         context["backlinks"] = neighbours["in"]
         context["graph"] = self.graph(neighbours)
+        # What the post's end shows beside it: changed only by a publish,
+        # unpublish or move of one of them, which purges this page.
+        context["post_end"] = remember(self.url_path, "post-end", self.find_post_end)
+        context["post_feeds"] = self.feed_links(request, context["post_tags"])
         context.update(self.body_context(request))
         return context

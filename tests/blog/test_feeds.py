@@ -283,7 +283,16 @@ def test_feed_has_the_latest_posts_only(client, home):
     ("url", "feeds"),
     [
         ("/", ["http://testserver/feed/"]),
-        ("/cuda/flash/", ["http://testserver/feed/"]),
+        # A post: the site's, its section's and its tags' feeds.
+        (
+            "/cuda/flash/",
+            [
+                "http://testserver/feed/",
+                "http://testserver/cuda/feed/",
+                "http://testserver/tags/attention/feed/",
+                "http://testserver/tags/cuda/feed/",
+            ],
+        ),
         (
             "/tags/cuda/",
             ["http://testserver/feed/", "http://testserver/tags/cuda/feed/"],

@@ -5,6 +5,7 @@ from bs4 import BeautifulSoup
 from django.urls import reverse
 from wagtail.models import PageViewRestriction
 
+from blog.blocks import FIGURE_SIZE_SCRIPT as SIZED
 from blog.models import PostPage, SeriesPage
 from tests.blog.admin.editing import form_data
 from tests.factories import PostPageFactory
@@ -44,8 +45,9 @@ def test_each_figure_is_served_at_its_own_path_under_the_page(client, figure_pos
     ids = [block.id for block in figure_post.body]
     assert figure_srcs(client.get("/figure/")) == [f"/figure/figures/{i}/" for i in ids]
     first, second = (client.get(f"/figure/figures/{i}/") for i in ids)
-    assert first.content.decode() == f"<p>甲</p><script>{SCRIPT}</script>"
-    assert second.content.decode() == "<p>乙</p>"
+    # Each ends with the script that sizes its frame to its content.
+    assert first.content.decode() == f"<p>甲</p><script>{SCRIPT}</script>" + SIZED
+    assert second.content.decode() == "<p>乙</p>" + SIZED
     assert first["Content-Type"] == "text/html; charset=utf-8"
     # Not a page of its own for search engines.
     assert first["X-Robots-Tag"] == "noindex"
@@ -126,7 +128,7 @@ def test_publishing_a_change_purges_the_figure(
 
     response = client.get(url)
     assert response["X-Page-Cache"] == "miss"
-    assert response.content.decode() == "<p>甲，改过</p>"
+    assert response.content.decode() == "<p>甲，改过</p>" + SIZED
 
 
 def test_a_figure_a_publish_removes_is_purged(
@@ -152,7 +154,7 @@ def test_a_series_intro_s_figures_are_served_too(
     publish(series, django_capture_on_commit_callbacks)
     (url,) = figure_srcs(client.get("/series/"))
     assert url.startswith("/series/figures/")
-    assert client.get(url).content.decode() == f"<script>{SCRIPT}</script>"
+    assert client.get(url).content.decode() == f"<script>{SCRIPT}</script>" + SIZED
 
 
 def test_a_preview_shows_its_figures_inline(admin_client, figure_post):

@@ -6,6 +6,8 @@ import hashlib
 import pytest
 from django.urls import reverse
 
+from blog.blocks import FIGURE_SIZE_SCRIPT
+from config.security import inline_script_sources
 from tests.blog.admin.editing import form_data
 from tests.factories import PostPageFactory
 
@@ -88,12 +90,14 @@ def test_a_figure_s_document_allows_its_inline_scripts_and_no_others(
 ):
     response = client.get(figure_src(client.get(figure_post.url)))
     assert response.status_code == 200
-    assert response.content.decode() == FIGURE_HTML
+    assert response.content.decode() == FIGURE_HTML + FIGURE_SIZE_SCRIPT
     policy = directives(response)
     # Not the external one: it is loaded from the figure's own (opaque) origin.
+    # The last sizes the figure's frame to its content.
     assert set(policy["script-src"]) == {
         sha256_source(FIGURE_SCRIPT),
         sha256_source("draw(1)"),
+        *inline_script_sources(FIGURE_SIZE_SCRIPT),
     }
     # Sandboxed even when opened on its own, and framed by this site only.
     assert policy["sandbox"] == ["allow-scripts"]
@@ -103,13 +107,15 @@ def test_a_figure_s_document_allows_its_inline_scripts_and_no_others(
     assert policy["object-src"] == ["'none'"]
 
 
-def test_a_figure_without_scripts_allows_none(client, home):
+def test_a_figure_without_scripts_allows_only_its_sizing_script(client, home):
     post = PostPageFactory(parent=home, slug="svg", title="静态图")
     post.body = [("html_figure", {"html": "<svg></svg>", "height": 90, "caption": ""})]
     post.save_revision().publish()
     response = client.get(figure_src(client.get(post.url)))
-    assert response.content == b"<svg></svg>"
-    assert directives(response)["script-src"] == ["'none'"]
+    assert response.content.decode() == "<svg></svg>" + FIGURE_SIZE_SCRIPT
+    assert directives(response)["script-src"] == inline_script_sources(
+        FIGURE_SIZE_SCRIPT
+    )
 
 
 def test_a_cached_figure_keeps_its_policy(client, figure_post, settings):

@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -252,3 +253,22 @@ def test_module_prints_the_stylesheet():
     )
 
     assert result.stdout == pygments_css()
+
+
+def test_dark_theme_highlighted_lines_keep_comments_readable():
+    # WCAG contrast of the dark theme's comment colour on a highlighted line.
+    css = pygments_css()
+    dark = css[css.index('[data-theme="dark"] .highlight .hll') :]
+    hll = re.search(r"\.hll \{ background-color: (#[0-9a-f]{6})", dark).group(1)
+    comment = re.search(r"\.highlight \.c1 \{ color: (#[0-9a-fA-F]{6})", dark).group(1)
+
+    def luminance(colour):
+        channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        linear = [
+            c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+            for c in channels
+        ]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark_ = sorted([luminance(hll), luminance(comment)], reverse=True)
+    assert (light + 0.05) / (dark_ + 0.05) >= 4.5

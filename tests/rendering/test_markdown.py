@@ -85,11 +85,28 @@ def test_fence_language_aliases_and_unknown_languages():
     assert 'class="language-text"' in render_markdown("```klingon\nqapla'\n```\n")
 
 
+def test_fenced_code_has_the_code_blocks_frame_label_and_line_numbers():
+    soup = soup_of("```py\nx = 1\ny = 2\n```\n")
+    frame = soup.select_one("figure.block-code")
+    assert frame["data-language"] == "python"
+    assert frame.select_one(".code-language").get_text() == "Python"
+    assert [n.get_text() for n in frame.select("td.linenos .normal")] == ["1", "2"]
+    assert frame.select_one("code").get_text() == "x = 1\ny = 2\n"
+
+
+def test_fenced_code_without_line_numbers_keeps_its_frame():
+    soup = soup_of("```ptx nolinenos\nmov.u32 %r1, %r2;\n```\n\n    indented\n")
+    framed, indented = soup.select("figure.block-code")
+    assert framed.select_one(".code-language").get_text() == "PTX"
+    assert not framed.select("td.linenos")
+    assert indented.select_one(".code-language").get_text() == "Text"
+
+
 def test_fence_info_string_highlights_lines_and_shows_a_title():
     soup = soup_of('```cuda {2} title="gemm.cu"\nint a;\nint b;\nint c;\n```\n')
 
     assert [line.get_text() for line in soup.select("code .hll")] == ["int b;\n"]
-    assert soup.select_one(".filename").get_text() == "gemm.cu"
+    assert soup.select_one(".code-filename").get_text() == "gemm.cu"
     assert soup.select_one("code")["class"] == ["language-cuda"]
 
 
