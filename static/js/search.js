@@ -241,5 +241,12 @@
     };
     header.addEventListener("input", fromHeader);
     header.addEventListener("compositionend", fromHeader);
+    // On phones the box is hidden and its button opens the dialog; an empty
+    // box anywhere does too, rather than a page of no results.
+    header.form.addEventListener("submit", function (event) {
+      if (header.offsetParent !== null && header.value.trim()) return;
+      event.preventDefault();
+      open(header.value);
+    });
   }
 })();

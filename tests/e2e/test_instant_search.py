@@ -153,6 +153,20 @@ def test_typing_in_the_header_box_carries_on_in_the_dialog(open_page):
     page.wait_for_selector(OPTIONS)
 
 
+def test_on_a_phone_the_header_search_is_a_button_that_opens_the_dialog(open_page):
+    page, problems = open_page(HOME, viewport=PHONE)
+    assert not page.locator(".site-search input").is_visible()
+    button = page.locator(".site-search button")
+    box = button.bounding_box()
+    assert box["width"] >= 40  # a button, not a sliver
+    button.click()
+    assert page.locator(DIALOG).is_visible()
+    search_for(page, "swizzle")
+    assert page.locator(OPTIONS).count() >= 1
+    assert page.url.endswith("/")  # the dialog, not an empty results page
+    assert errors(problems) == []
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "390"])
 def test_screenshots_of_the_dialog_and_the_results_page(open_page, scheme, viewport):
