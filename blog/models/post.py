@@ -594,6 +594,10 @@ class PostPage(
         with the section's posts nearest to it; previous and next are not
         repeated among them.
         """
+        if self.pk is None or self.date is None:
+            # The preview of a post not saved yet, or not dated: nothing to
+            # place it among.
+            return {"previous": None, "next": None, "related": []}
         series = self.navigation["series"]
         posts = PostPage.objects.visible()
         # A post alone in its series has no neighbours in any order.
