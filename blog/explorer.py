@@ -19,6 +19,7 @@ among the recent posts or sits straight under home; any other post purges the
 pages under its folder, whose explorer lists it.
 """
 
+from django.db.models import Count, Window
 from wagtail.models import Page, Site
 
 from blog.models import LINK_COLUMNS, PostPage, SeriesPage
@@ -39,13 +40,17 @@ def _link(page, root_path: str) -> dict:
     }
 
 
-def _capped(posts, root_path: str, count) -> dict:
-    """Return the first ``FOLDER_POSTS`` of ``posts`` and, if there are more, N."""
-    rows = list(posts[: FOLDER_POSTS + 1])
-    more = len(rows) > FOLDER_POSTS
+def _capped(posts, root_path: str) -> dict:
+    """Return the first ``FOLDER_POSTS`` of ``posts`` and, if there are more, N.
+
+    One query whatever the number: the total rides along each row (a window
+    count is taken before the limit).
+    """
+    rows = list(posts.annotate(total=Window(Count("pk")))[:FOLDER_POSTS])
+    total = rows[0].total if rows else 0
     return {
-        "posts": [_link(post, root_path) for post in rows[:FOLDER_POSTS]],
-        "count": count() if more else None,
+        "posts": [_link(post, root_path) for post in rows],
+        "count": total if total > FOLDER_POSTS else None,
     }
 
 
@@ -70,7 +75,7 @@ def site_tree(root) -> dict:
                 for folder in folders
             ],
             "home": _capped(
-                own.only(*LINK_COLUMNS).order_by("-date", "-pk"), root_path, own.count
+                own.only(*LINK_COLUMNS).order_by("-date", "-pk"), root_path
             ),
             "recent": [
                 {**_link(post, root_path), "updated": post.updated}
@@ -94,7 +99,7 @@ def folder_posts(folder: dict, root_path: str) -> dict:
             .only(*LINK_COLUMNS)
         )
         order = ("-date", "-pk") if folder["newest"] else ("path",)
-        return _capped(posts.order_by(*order), root_path, posts.count)
+        return _capped(posts.order_by(*order), root_path)
 
     return remember(url_path, "explorer-posts", compute)
 

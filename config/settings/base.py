@@ -349,6 +349,7 @@ RELEASE = os.environ.get("RELEASE", "")
 # The folders whose code, templates and static sources that digest reads.
 RELEASE_SOURCE_FOLDERS = [
     "blog",
+    "comments",
     "rendering",
     "pagecache",
     "search",

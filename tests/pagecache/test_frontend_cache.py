@@ -5,10 +5,12 @@ requests Wagtail's HTTP backend sends it.
 """
 
 import threading
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from blog.models.post import RECENT_COUNT
 from tests.factories import PostPageFactory, SeriesPageFactory
 
 
@@ -43,11 +45,33 @@ def purger(settings):
 def test_publishing_purges_the_pages_that_show_the_post_from_the_cdn(
     purger, home, tag_index, archive, django_capture_on_commit_callbacks
 ):
+    # An older post: not among 最近更新 beside every page (newer ones are).
     series = SeriesPageFactory(parent=home, title="CUDA", slug="cuda")
-    post = PostPageFactory(parent=series, slug="smem", tags=["cuda"], live=False)
+    notes = SeriesPageFactory(parent=home, title="笔记", slug="notes")
+    for n in range(RECENT_COUNT):
+        PostPageFactory(parent=notes, slug=f"new-{n}", updated=date(2030, 1, 1))
+    post = PostPageFactory(
+        parent=series,
+        slug="smem",
+        tags=["cuda"],
+        live=False,
+        date=date(2020, 1, 1),
+        updated=date(2020, 1, 1),
+    )
     with django_capture_on_commit_callbacks(execute=True):
         post.save_revision().publish()
     purged = set(purger)
     for path in ["/cuda/smem/", "/cuda/", "/", "/tags/cuda/", "/archive/", "/feed/"]:
         assert f"localhost{path}" in purged, path
-    assert "localhost/notes/" not in purged
+    assert "localhost/notes/" not in purged and "localhost/*" not in purged
+
+
+def test_a_post_in_the_recent_updates_purges_the_whole_site_from_the_cdn(
+    purger, home, django_capture_on_commit_callbacks
+):
+    # 最近更新 beside every page lists it: every page changes.
+    series = SeriesPageFactory(parent=home, title="CUDA", slug="cuda")
+    post = PostPageFactory(parent=series, slug="smem", live=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        post.save_revision().publish()
+    assert "localhost/*" in set(purger)
