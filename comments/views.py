@@ -85,7 +85,7 @@ def post_comment(request):
         post = PostPage.objects.live().filter(pk=int(data["object_pk"])).first()
     if post is None:
         return _refuse(request, "找不到要评论的文章。")
-    if not post.comments:
+    if not post.allow_comments:
         return _refuse(request, "这篇文章不开放评论。", status=403, post=post)
     form = PostCommentForm(post, data=data)
     address = get_client_ip_address(request)
@@ -141,7 +141,7 @@ def reply(request, cid):
     """Show a published comment and the form to reply to it."""
     comment = get_object_or_404(XtdComment.norel_objects.filter(PUBLISHED), pk=cid)
     post = get_object_or_404(PostPage.objects.live(), pk=int(comment.object_pk))
-    if not post.comments:
+    if not post.allow_comments:
         return _refuse(request, "这篇文章不开放评论。", status=403, post=post)
     if _replyable(post, comment.pk) is None:
         return _refuse(request, "这条评论不能再回复了。", status=403, post=post)

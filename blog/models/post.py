@@ -223,7 +223,7 @@ class PostPage(
         related_name="+",
     )
     body = StreamField(PostBodyBlock(), blank=True, verbose_name="正文")
-    comments = models.BooleanField("允许评论", default=False)
+    allow_comments = models.BooleanField("允许评论", default=False)
 
     objects = PageManager.from_queryset(PostPageQuerySet)()
     # An article in its metadata: dates, tags, a BlogPosting (blog.seo).
@@ -249,7 +249,7 @@ class PostPage(
         FieldPanel("body"),
     ]
     # Readers may comment when it is on (comments/); held for moderation.
-    settings_panels = Page.settings_panels + [FieldPanel("comments")]
+    settings_panels = Page.settings_panels + [FieldPanel("allow_comments")]
     # Title, summary, body and tags go to the index as one pre-tokenised text
     # (see search/tokens.py), so SQLite and PostgreSQL see the same words.
     search_fields = Page.search_fields + [

@@ -11,7 +11,7 @@ register = template.Library()
 @register.inclusion_tag("comments/section.html")
 def comment_section(post):
     """Render the post's published comments, in threads, and the form; one query."""
-    if not getattr(post, "comments", False):
+    if not getattr(post, "allow_comments", False):
         return {"shown": False}
     threads, count = published_threads(post)
     return {

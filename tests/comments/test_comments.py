@@ -26,7 +26,9 @@ def page_cache_on(settings):
 @pytest.fixture
 def post(home):
     series = SeriesPageFactory(parent=home, title="CUDA", slug="cuda")
-    return PostPageFactory(parent=series, title="共享内存", slug="smem", comments=True)
+    return PostPageFactory(
+        parent=series, title="共享内存", slug="smem", allow_comments=True
+    )
 
 
 def form_data(post, **fields):
@@ -200,7 +202,7 @@ def test_markdown_is_rendered_and_html_escaped(
 
 
 def test_a_post_with_comments_off_has_no_section_and_refuses_comments(client, post):
-    post.comments = False
+    post.allow_comments = False
     post.save_revision().publish()
     _, shown = section(client, post)
     assert shown is None

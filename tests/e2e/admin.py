@@ -26,3 +26,20 @@ def log_in(page, login: tuple[str, str]) -> None:
     page.fill("#id_password", login[1])
     page.click("button[type=submit]")
     page.wait_for_url("**/admin/")
+
+
+WATCHING = """document.addEventListener(
+    "w-unsaved:watch-edits", () => { window.editsWatched = true; }, true
+);"""
+
+
+def open_editor(page, url: str) -> None:
+    """Open an edit or add form once Wagtail watches it for edits.
+
+    Wagtail's unsaved-changes check takes the form as it first is two seconds
+    after load; what is typed before then counts as the starting point, so no
+    autosave would carry it. An editor never types that fast; a test must wait.
+    """
+    page.add_init_script(WATCHING)
+    page.goto(url)
+    page.wait_for_function("() => window.editsWatched === true", timeout=15_000)

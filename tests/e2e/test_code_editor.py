@@ -12,7 +12,7 @@ import json
 import pytest
 
 from scripts.support.servers import manage
-from tests.e2e.admin import create_editor, log_in
+from tests.e2e.admin import create_editor, log_in, open_editor
 from tests.e2e.ci import ARTIFACTS
 from tests.e2e.conftest import PageProblems
 from tests.e2e.pages import DESKTOP, PHONE
@@ -155,7 +155,7 @@ def test_an_editor_writes_cuda_with_tab_indents_and_saves_it_exactly(
     _, home_id = draft_with_code
     page, problems = admin_page()
     autosave = Autosaves(page)
-    page.goto(f"/admin/pages/add/blog/postpage/{home_id}/")
+    open_editor(page, f"/admin/pages/add/blog/postpage/{home_id}/")
     page.fill("#id_title", "CUDA 代码编辑器")
     page.locator("#body-root button.c-sf-add-button").first.click()
     page.get_by_role("option", name="代码").first.click()

@@ -8,7 +8,7 @@ show it on the next request, typeset, and the admin logged no error.
 
 import pytest
 
-from tests.e2e.admin import create_editor, log_in
+from tests.e2e.admin import create_editor, log_in, open_editor
 from tests.e2e.conftest import PageProblems
 
 pytestmark = pytest.mark.e2e
@@ -45,7 +45,7 @@ def test_a_post_written_and_published_in_the_admin_shows_to_readers_at_once(
     problems = PageProblems(page)
     try:
         log_in(page, writer)
-        page.goto(f"/admin/pages/add/blog/postpage/{section}/")
+        open_editor(page, f"/admin/pages/add/blog/postpage/{section}/")
         page.fill("#id_title", TITLE)
         page.fill("#id_summary", "32 个 bank 与 $2^k$ 步长")
 

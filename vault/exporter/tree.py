@@ -191,7 +191,7 @@ class _Exporter:
             if not node.live:
                 fields["draft"] = True
                 self.stats.drafts += 1
-            if isinstance(page, PostPage) and page.comments:
+            if isinstance(page, PostPage) and page.allow_comments:
                 fields["comments"] = True
             fields["weight"] = node.weight
             target = self.root / node.path

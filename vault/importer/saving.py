@@ -84,7 +84,7 @@ class SaveMixin:
         page.date = date
         page.updated = updated
         if front.comments is not None:
-            page.comments = front.comments
+            page.allow_comments = front.comments
         page.cover_id = self._cover(source)
         page.body = body
         page.source_path = source.rel

@@ -198,7 +198,7 @@ def build_site(home):
         slug="embed-post",
         summary="A post with a video.",
         tags=("video", "CUDA"),
-        comments=True,
+        allow_comments=True,
     )
     add_post(
         misc,

@@ -104,7 +104,7 @@ def snapshot(home) -> list[tuple[str, dict]]:
                 "updated": latest.updated,
                 "tags": sorted(tag.name.lower() for tag in latest.tags.all()),
                 "summary": latest.summary,
-                "comments": latest.comments,
+                "comments": latest.allow_comments,
                 "cover": image_key(latest.cover_id),
                 "body": body_key(latest.body, page_url),
             }

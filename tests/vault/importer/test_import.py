@@ -149,7 +149,7 @@ def test_front_matter_gives_title_dates_summary_cover_and_comments(imported):
     assert smem.date == datetime.date(2026, 8, 5)
     assert smem.updated == datetime.date(2026, 8, 20)
     assert smem.summary == "共享内存的 32 个 bank，以及如何避开冲突。"
-    assert smem.comments is True
+    assert smem.allow_comments is True
     assert smem.cover is not None
     assert (smem.cover.width, smem.cover.height) == (8, 6)
     linking = post("notes/CSAPP/7-链接.md")
