@@ -184,6 +184,8 @@ def wrk(url: str, *, duration: float, connections: int, threads: int) -> dict:
     latency = dict(
         re.findall(r"^\s+(50|99)%\s+([\d.]+(?:us|ms|s|m))$", out, re.MULTILINE)
     )
+    if not {"50", "99"} <= latency.keys():
+        raise RuntimeError(f"wrk gave no latency distribution for {url}:\n{out}")
     return asdict(
         WrkResult(
             rps=round(rps, 1),
