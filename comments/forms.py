@@ -1,7 +1,14 @@
 """The form a reader comments with."""
 
+import time
+
 from django import forms
 from django_comments.forms import CommentForm
+
+# The form's timestamp is the start of its day (UTC): the post page, form
+# included, is then the same all day, as a kept page and an ETag expect; a
+# form stays good for COMMENTS_TIMEOUT less at most a day.
+TIMESTAMP_STEP = 24 * 60 * 60
 
 
 class PostCommentForm(CommentForm):
@@ -35,6 +42,14 @@ class PostCommentForm(CommentForm):
         honeypot = self.fields["honeypot"]
         honeypot.label = "请勿填写此栏"
         honeypot.widget.attrs.update(tabindex="-1", autocomplete="off")
+
+    def generate_security_data(self):
+        timestamp = int(time.time()) // TIMESTAMP_STEP * TIMESTAMP_STEP
+        return {
+            **super().generate_security_data(),
+            "timestamp": str(timestamp),
+            "security_hash": self.initial_security_hash(timestamp),
+        }
 
     def expired_only(self) -> bool:
         """Whether the form failed its checks only for an old timestamp."""

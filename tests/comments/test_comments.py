@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django_comments_xtd.models import XtdComment
 
+from comments import forms as comment_forms
 from comments.forms import PostCommentForm
 from tests.factories import PostPageFactory, SeriesPageFactory
 
@@ -299,3 +300,18 @@ def test_a_moderator_without_the_permission_is_refused(client, django_user_model
     response = client.get(MODERATE)
     # Wagtail answers a refusal in its admin with the dashboard and a message.
     assert (response.status_code, response.url) == (302, "/admin/")
+
+
+def test_the_form_is_the_same_all_day_so_the_page_is_too(post, monkeypatch):
+    # The post page, form included, is kept and compared (ETag) as one copy.
+    def security_at(seconds):
+        monkeypatch.setattr(comment_forms.time, "time", lambda: seconds)
+        data = PostCommentForm(post).initial
+        return data["timestamp"], data["security_hash"]
+
+    morning, evening = 1_800_000_000 - 20_000, 1_800_000_000 - 1_000
+    assert morning // 86_400 == evening // 86_400
+    assert security_at(morning) == security_at(evening)
+    assert security_at(evening + 86_400) != security_at(evening)
+    # Still a valid form: its timestamp is at most a day old.
+    assert evening - int(security_at(evening)[0]) < 86_400
