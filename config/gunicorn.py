@@ -2,12 +2,16 @@
 
 Each value can be changed from the environment, as a platform sets them:
 
-- ``PORT`` / ``BIND``: where to listen (``0.0.0.0:$PORT``, or ``BIND`` as is);
+- ``PORT`` / ``BIND``: where to listen (``127.0.0.1:$PORT``: only the proxy in
+  front on this machine reaches it; ``BIND`` as is, ``0.0.0.0:8000`` say, for
+  a proxy on another host, which ``FORWARDED_ALLOW_IPS`` must then name);
 - ``WEB_CONCURRENCY``: worker processes (2 per core, plus one);
 - ``GUNICORN_TIMEOUT``: seconds a request may take before its worker is
   replaced (KaTeX has its own, shorter, limit per formula);
-- ``FORWARDED_ALLOW_IPS``: the proxies whose ``X-Forwarded-*`` headers are
-  believed (the TLS proxy in front; 127.0.0.1 by default);
+- ``FORWARDED_ALLOW_IPS``: the proxies whose ``X-Forwarded-Proto`` is
+  believed (the TLS proxy in front; 127.0.0.1 by default); Django reads the
+  same variable for whose ``X-Forwarded-For`` names the reader
+  (config/addresses.py). No header sets ``SCRIPT_NAME`` or ``PATH_INFO``;
 - ``WARM_ON_START``: ``0`` not to start ``manage.py warm_cache`` beside the
   workers when the server is ready (it renders what an empty cache lacks, at
   a lower priority than the workers; blog/warming.py).
@@ -23,7 +27,7 @@ from pathlib import Path
 
 from config.logs import JSON_FORMATTER
 
-bind = os.environ.get("BIND") or f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
 worker_class = "sync"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
@@ -33,6 +37,9 @@ keepalive = 5
 max_requests = 2000
 max_requests_jitter = 200
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# gunicorn would take SCRIPT_NAME and PATH_INFO from those proxies' headers:
+# a page cached under a prefix a request made up would outlive its purges.
+forwarder_headers = ""
 # Requests larger than these are refused before Django sees them.
 limit_request_line = 8190
 limit_request_fields = 100

@@ -111,8 +111,7 @@ MIDDLEWARE = [
 ]
 
 # Logins (the Wagtail admin's and Django's) are refused for 15 minutes after 5
-# failures of one username from one address; a success clears the count.
-# Behind a proxy every address is the proxy's, so the username alone counts.
+# failures of one username from one reader's address; a success clears the count.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -135,6 +134,13 @@ AXES_COOLOFF_TIME = datetime.timedelta(minutes=15)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "login_locked.html"
+# The reader's address, for logins, page passwords and comments alike: the
+# peer's, or behind one of these proxies what X-Forwarded-For says it
+# forwarded (config/addresses.py). The same variable tells gunicorn whose
+# X-Forwarded-Proto to believe (config/gunicorn.py). Addresses or networks,
+# comma-separated; empty here: no header a client sends is believed.
+TRUSTED_PROXIES = env_list("FORWARDED_ALLOW_IPS")
+AXES_CLIENT_IP_CALLABLE = "config.addresses.reader_address"
 
 # Scripts only from this site's files: no page has an inline script, and a
 # post's sandboxed figures get their scripts' hashes added (config/security.py).

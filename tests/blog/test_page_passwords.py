@@ -7,9 +7,9 @@ import time
 import pytest
 from django.test import override_settings
 from django.urls import reverse
-from wagtail.models import PageViewRestriction
+from wagtail.models import Page, PageViewRestriction
 
-from tests.factories import PostPageFactory
+from tests.factories import PostPageFactory, SeriesPageFactory
 
 PASSWORD = "s3cret-passage"  # noqa: S105
 LIMIT = 5  # AXES_FAILURE_LIMIT
@@ -35,7 +35,9 @@ def try_password(client, page, restriction, password, address):
         "wagtailcore_authenticate_with_password", args=[restriction.id, page.id]
     )
     return client.post(
-        url, {"password": password, "return_url": page.url}, REMOTE_ADDR=address
+        url,
+        {"password": password, "return_url": page.url or "/"},
+        REMOTE_ADDR=address,
     )
 
 
@@ -96,3 +98,88 @@ def test_the_right_password_clears_earlier_failures(client, posts):
     for _ in range(LIMIT - 1):
         try_password(client, page, restriction, "guess", ALICE)
     assert try_password(client, page, restriction, PASSWORD, ALICE).status_code == 302
+
+
+@pytest.fixture
+def protected_series(home):
+    """A series under one password, two posts in it; a public post beside it."""
+    series = SeriesPageFactory(parent=home, slug="private-notes", title="私密笔记")
+    first = PostPageFactory(parent=series, slug="one", title="第一篇")
+    second = PostPageFactory(parent=series, slug="two", title="第二篇")
+    public = PostPageFactory(parent=home, slug="public", title="公开文章")
+    return protect(series), series, first, second, public
+
+
+def test_guesses_count_against_the_password_whichever_page_the_url_names(
+    client, protected_series
+):
+    restriction, series, first, second, _ = protected_series
+    for page in (series, first, second, series, first):
+        wrong = try_password(client, page, restriction, "guess", ALICE)
+        assert wrong.status_code == 200
+    for page in (series, first, second):
+        locked = try_password(client, page, restriction, PASSWORD, ALICE)
+        assert locked.status_code == 429
+        assert "输错次数过多" in locked.content.decode()
+    assert not can_read(client, first, ALICE)
+
+
+def test_a_page_the_password_does_not_guard_is_refused_and_counts_nothing(
+    client, protected_series
+):
+    restriction, series, first, _, public = protected_series
+    draft = PostPageFactory(parent=series, slug="draft", title="草稿", live=False)
+    strangers = [public, draft, Page.objects.get(depth=1)]
+    for page in strangers:
+        for _ in range(LIMIT):
+            assert try_password(
+                client, page, restriction, "guess", ALICE
+            ).status_code == (404)
+        # Not even the right password opens anything through a page it does
+        # not guard.
+        right = try_password(client, page, restriction, PASSWORD, ALICE)
+        assert right.status_code == 404
+        assert "草稿" not in right.content.decode()
+    assert not can_read(client, first, ALICE)
+    # None of those guesses was counted against the password.
+    assert try_password(client, first, restriction, PASSWORD, ALICE).status_code == 302
+    assert can_read(client, first, ALICE)
+
+
+def test_a_locked_out_address_cannot_unlock_through_another_page_id(
+    client, protected_series
+):
+    restriction, series, first, second, public = protected_series
+    for _ in range(LIMIT):
+        try_password(client, series, restriction, "guess", ALICE)
+    for page in (first, second, public):
+        right = try_password(client, page, restriction, PASSWORD, ALICE)
+        assert right.status_code in (404, 429)
+    assert not can_read(client, first, ALICE)
+    assert not can_read(client, series, ALICE)
+
+
+def test_the_lock_follows_the_reader_behind_the_proxy(client, settings, posts):
+    """Behind a trusted proxy, the lock is the reader's, not the proxy's."""
+    settings.TRUSTED_PROXIES = ["127.0.0.1"]
+    (page, restriction), _ = posts
+    url = reverse(
+        "wagtailcore_authenticate_with_password", args=[restriction.id, page.id]
+    )
+
+    def guess(password, reader, forged=""):
+        chain = f"{forged}, {reader}" if forged else reader
+        return client.post(
+            url,
+            {"password": password, "return_url": page.url},
+            REMOTE_ADDR="127.0.0.1",
+            HTTP_X_FORWARDED_FOR=chain,
+        )
+
+    # A reader who writes a new address into the header each time is still
+    # counted by the address the proxy saw.
+    for n in range(LIMIT):
+        guess("guess", ALICE, forged=f"192.0.2.{n}")
+    assert guess(PASSWORD, ALICE, forged="192.0.2.99").status_code == 429
+    # Another reader behind the same proxy is not locked out.
+    assert guess(PASSWORD, BOB).status_code == 302

@@ -145,15 +145,39 @@ def test_production_passes_the_deployment_checks_with_no_warning(tmp_path):
 def test_behind_a_tls_proxy_http_is_redirected_and_https_is_strict(
     client, db, settings
 ):
+    """The scheme is the one gunicorn took from the trusted proxy (wsgi.url_scheme):
+    Django believes no X-Forwarded-Proto itself, so a client cannot claim HTTPS."""
     settings.SECURE_SSL_REDIRECT = True
     settings.SECURE_HSTS_SECONDS = 31536000
-    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    plain = client.get("/archive/", HTTP_X_FORWARDED_PROTO="http")
+    plain = client.get("/archive/", HTTP_X_FORWARDED_PROTO="https")
     assert plain.status_code == 301
     assert plain["Location"] == "https://testserver/archive/"
-    secure = client.get("/healthz", HTTP_X_FORWARDED_PROTO="https")
+    secure = client.get("/healthz", secure=True)
     assert secure.status_code == 200
     assert secure["Strict-Transport-Security"].startswith("max-age=31536000")
+
+
+def test_production_believes_no_forwarded_header_of_its_own(tmp_path):
+    script = (
+        "from django.conf import settings;"
+        "print(getattr(settings, 'SECURE_PROXY_SSL_HEADER', None),"
+        " settings.TRUSTED_PROXIES)"
+    )
+    result = subprocess.run(  # noqa: S603
+        [sys.executable, "-c", f"import django; django.setup(); {script}"],
+        cwd=ROOT,
+        env={
+            **{k: v for k, v in os.environ.items() if k != "FORWARDED_ALLOW_IPS"},
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "SECRET_KEY": "a-production-key-" + "x" * 50,
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+            "ALLOWED_HOSTS": "blog.example.com",
+        },
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.split() == ["None", "['127.0.0.1']"]
 
 
 def test_a_bucket_name_puts_media_on_object_storage():
