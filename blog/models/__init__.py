@@ -5,6 +5,7 @@ from blog.models.base import (
     LINK_COLUMNS,
     CountedPaginator,
     SeriesOrdering,
+    may_see,
     readable,
     site_has_view_restrictions,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "SeriesPage",
     "TagIndexPage",
     "live_post_pages",
+    "may_see",
     "readable",
     "series_under",
     "site_has_view_restrictions",

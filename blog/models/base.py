@@ -46,6 +46,23 @@ def readable(pages):
     return pages.public() if site_has_view_restrictions() else pages
 
 
+def may_see(request, page) -> bool:
+    """Whether this request may see ``page`` outside Wagtail's own serving.
+
+    For every view that shows anything of a page (comments, fragments): the
+    page is live, and the request has passed each of its view restrictions
+    (the password given in this session, the login, the group), as Wagtail
+    asks before serving it. A view answers a page it may not see as missing,
+    naming nothing of it.
+    """
+    if not page.live:
+        return False
+    return all(
+        restriction.accept_request(request)
+        for restriction in page.get_view_restrictions()
+    )
+
+
 class CountedPaginator(Paginator):
     """A paginator told its number of items, by a cheaper way than the listing's.
 
