@@ -8,6 +8,7 @@ cache with the post's tags, escaped already).
 """
 
 import datetime
+from urllib.parse import urlsplit
 
 from django.contrib.syndication.views import Feed
 from django.utils import timezone
@@ -101,9 +102,11 @@ class PostFeed(Feed):
         return escape(item.summary)
 
     def item_guid(self, item):
-        # Stable across renames and moves: the page id, and the host and date
-        # of first publication (RFC 4151 tag URI).
-        return f"tag:{self.request.get_host()},{item.date:%Y-%m-%d}:post/{item.pk}"
+        # Stable across renames and moves: the page id, and the site's host
+        # (not the request's, which the page cache does not key on) and the
+        # date of first publication (RFC 4151 tag URI).
+        host = urlsplit(self.link).netloc
+        return f"tag:{host},{item.date:%Y-%m-%d}:post/{item.pk}"
 
     def item_guid_is_permalink(self, item):
         return False

@@ -95,8 +95,14 @@ def tokens_read_once() -> Iterator[None]:
         _read_tokens.reset(reset)
 
 
-def current_tokens(cache, keys: list[str]) -> list[str]:
-    """Return the current token under each key, minting the missing ones."""
+def current_tokens(cache, keys: list[str], *, mint: bool = True) -> list[str | None]:
+    """Return the current token under each key, minting the missing ones.
+
+    With ``mint=False`` a missing token is None and nothing is stored: a
+    lookup of a path nothing was kept for (a made-up one, a 404) leaves no
+    trace in the cache. Tokens expire after ``PAGE_CACHE_TOKEN_SECONDS``;
+    what was kept under an expired one is orphaned, never served again.
+    """
     read = _read_tokens.get()
     if read is None:
         read = {}
@@ -105,13 +111,24 @@ def current_tokens(cache, keys: list[str]) -> list[str]:
     for key in unread:
         token = found.get(key)
         if token is None:
+            if not mint:
+                continue
             # add() keeps the first token two processes race to mint. A cache
             # too busy to answer gets a token of this request's own: its copy
             # is stored under a key no later request asks for.
-            cache.add(key, secrets.token_hex(8), timeout=None)
+            cache.add(key, secrets.token_hex(8), timeout=token_seconds())
             token = cache.get(key) or secrets.token_hex(8)
         read[key] = token
-    return [read[key] for key in keys]
+    return [read.get(key) for key in keys]
+
+
+def token_seconds() -> int:
+    """Return how long a token is kept: at least as long as what is kept under it."""
+    return max(
+        settings.PAGE_CACHE_TOKEN_SECONDS,
+        settings.PAGE_CACHE_SECONDS,
+        settings.LISTING_CACHE_SECONDS,
+    )
 
 
 def site_paths(url_path: str, root_paths=None) -> list[str]:
@@ -183,13 +200,29 @@ def remember_site(name: str, compute: Callable[[], T]) -> T:
     return remember_at([], name, compute)
 
 
-def remember_at(paths, name: str, compute: Callable[[], T]) -> T:
-    """Return ``compute()`` for what is served at ``paths``, kept until purged."""
+def remember_at(
+    paths,
+    name: str,
+    compute: Callable[[], T],
+    *,
+    seconds: int | None = None,
+    keep: Callable[[T], bool] | None = None,
+) -> T:
+    """Return ``compute()`` for what is served at ``paths``, kept until purged.
+
+    Kept at most ``seconds`` when given (what any request can ask for, one
+    entry each), and only a value ``keep`` accepts.
+    """
     timeout = settings.LISTING_CACHE_SECONDS
+    if seconds is not None:
+        timeout = min(timeout, seconds)
     if timeout <= 0:
         return compute()
     return kept(
-        lambda: f"listing:{digest(repr([name, path_tokens(paths)]))}", compute, timeout
+        lambda: f"listing:{digest(repr([name, path_tokens(paths)]))}",
+        compute,
+        timeout,
+        keep,
     )
 
 

@@ -3,6 +3,7 @@
 import logging
 
 from django.conf import settings
+from django.core.exceptions import DisallowedHost
 from django.http import HttpResponse
 from django.utils.cache import cc_delim_re, get_conditional_response
 from django.utils.http import http_date, parse_http_date_safe
@@ -18,6 +19,7 @@ from pagecache.cache import (
     tokens_read_once,
 )
 from pagecache.query import declared, is_as_declared, normalised_query
+from pagecache.sites import find_site
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +60,11 @@ class PageCacheMiddleware:
             return self.get_response(request)
         cache = page_cache()
         try:
-            key = self.key_for(cache, request)
-            stored = cache.get(key)
+            site = find_site(request)
+            key = self.key_for(cache, request, site, mint=False)
+            stored = cache.get(key) if key else None
+        except DisallowedHost:
+            return self.get_response(request)  # refused below, by CommonMiddleware
         except Exception:
             logger.warning("Page cache unavailable", exc_info=True)
             return self.get_response(request)
@@ -68,7 +73,7 @@ class PageCacheMiddleware:
 
         response = self.get_response(request)
         lifetime = self.lifetime(request, timeout)
-        if lifetime > 0 and self.is_cacheable_response(response):
+        if site and lifetime > 0 and self.is_cacheable_response(response):
             if not response.has_header("Last-Modified"):
                 response["Last-Modified"] = http_date()
             stored = {
@@ -85,7 +90,7 @@ class PageCacheMiddleware:
                 "csp_replace": getattr(response, "_csp_replace", None),
             }
             try:
-                cache.set(key, stored, lifetime)
+                cache.set(self.key_for(cache, request, site), stored, lifetime)
             except Exception:
                 logger.warning("Could not store a page", exc_info=True)
         response["X-Page-Cache"] = "miss"
@@ -129,20 +134,26 @@ class PageCacheMiddleware:
         return not control & {"private", "no-store", "no-cache"}
 
     @staticmethod
-    def key_for(cache, request) -> str:
+    def key_for(cache, request, site, *, mint: bool = True) -> str | None:
         """Return the key of this request's variant of its page.
 
-        The variant is the host, the path and the normalised query
-        (``pagecache.query``), and whether the client takes Brotli, gzip or
-        neither (the compression middleware below decides by that alone for the
-        requests cached here).
+        The variant is the Wagtail site that serves it (not the Host header:
+        ``LOCALHOST``, ``localhost.`` and any port are one site), the path
+        within the application (not ``SCRIPT_NAME``, which purges do not
+        know), the normalised query (``pagecache.query``), and whether the
+        client takes Brotli, gzip or neither (the compression middleware below
+        decides by that alone for the requests cached here). Without
+        ``mint``, None when nothing was ever kept for the path.
         """
-        path = request.path
-        site, page = current_tokens(cache, [site_token_key(), path_token_key(path)])
+        path = request.path_info
+        keys = [site_token_key(), path_token_key(path)]
+        site_token, page = current_tokens(cache, keys, mint=mint)
+        if site_token is None or page is None:
+            return None
         encoding = accepted_encoding(request)
         query = normalised_query(request.GET)
-        variant = digest(f"{request.get_host()}\n{path}?{query}\n{encoding}")
-        return f"pagecache:page:{site}:{page}:{variant}"
+        variant = digest(f"{site.pk}\n{path}?{query}\n{encoding}")
+        return f"pagecache:page:{site_token}:{page}:{variant}"
 
     @staticmethod
     def answer(request, stored):

@@ -41,10 +41,18 @@ def declared(request) -> tuple[dict[str, str], int | None]:
     return getattr(request, _ATTRIBUTE, ({}, None))
 
 
-def normalised_value(value: str) -> str:
+# The parameters whose values are numbers: ``?page=02`` is ``?page=2``. Any
+# other value is kept as given (``?q=064`` searches for something else than
+# ``?q=64``), trimmed.
+NUMBERS = frozenset({"page"})
+
+
+def normalised_value(name: str, value: str) -> str:
     """Return a parameter's value as a key holds it: trimmed, numbers without zeros."""
     value = value.strip()
-    return str(int(value)) if value.isascii() and value.isdigit() else value
+    if name in NUMBERS and value.isascii() and value.isdigit():
+        return str(int(value))
+    return value
 
 
 def normalised_query(query) -> str:
@@ -53,7 +61,7 @@ def normalised_query(query) -> str:
     Sorted by name; one value each, the last one (what ``QueryDict.get``, and
     so every view, reads); empty values dropped.
     """
-    pairs = {name: normalised_value(query[name]) for name in query}
+    pairs = {name: normalised_value(name, query[name]) for name in query}
     return urlencode(sorted((name, value) for name, value in pairs.items() if value))
 
 

@@ -3,6 +3,7 @@
 import datetime
 import itertools
 
+from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -377,9 +378,17 @@ class PostPage(
         """Return the ids of the public live posts matching ``query``, best first."""
 
         # Kept until the search page is purged, as every post published,
-        # unpublished, moved or deleted purges it.
+        # unpublished, moved or deleted purges it, and no longer than the
+        # results page: anyone can ask for any query. A query that finds
+        # nothing is not kept.
         def keep(name, compute):
-            return remember_at([reverse("search")], name, compute)
+            return remember_at(
+                [reverse("search")],
+                name,
+                compute,
+                seconds=settings.PAGE_CACHE_SEARCH_SECONDS,
+                keep=bool,
+            )
 
         return search_query.search_ids(query, cls.objects.visible(), keep=keep)
 

@@ -364,6 +364,12 @@ RELEASE_SOURCE_FOLDERS = [
     "static",
 ]
 PAGE_CACHE_ALIAS = "default"
+# How long a path's token (and the site's) lives once minted, in seconds: a
+# page kept under it is served until then at most. A token is minted only when
+# something is kept for its path, so requests for made-up paths mint none.
+PAGE_CACHE_TOKEN_SECONDS = int(
+    os.environ.get("PAGE_CACHE_TOKEN_SECONDS", str(30 * 24 * 60 * 60))
+)
 # How often each process asks the database whether a purge made while the
 # cache was unreachable is still to be made (pagecache/cache.py): the longest,
 # in seconds, a server may serve a page changed during a cache outage once the

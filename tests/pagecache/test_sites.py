@@ -108,3 +108,41 @@ def test_wagtail_takes_the_site_the_middleware_gives_the_request(rf, home):
     with CaptureQueriesContext(connection) as asked:
         assert Site.find_for_request(request) is kept
     assert asked.captured_queries == []
+
+
+def test_the_kept_sites_choose_as_wagtail_does(home):
+    """``choose_site`` is Wagtail's rule over sites already read: pinned here."""
+    from wagtail.models.sites import get_site_for_hostname
+
+    from pagecache.sites import _all_sites, choose_site
+
+    Site.objects.update(hostname="blog.example", port=443)
+    Site.objects.create(hostname="blog.example", port=8080, root_page=home)
+    Site.objects.create(hostname="other.example", port=80, root_page=home)
+    Site.objects.create(hostname="twin.example", port=80, root_page=home)
+    Site.objects.create(hostname="twin.example", port=81, root_page=home)
+    hosts = ["blog.example", "other.example", "twin.example", "nowhere.example", ""]
+    for default in (True, False):
+        Site.objects.filter(hostname="blog.example", port=443).update(
+            is_default_site=default
+        )
+        sites = _all_sites()
+        for hostname in hosts:
+            for port in (80, 81, 443, 8080, 9999):
+                try:
+                    expected = get_site_for_hostname(hostname, port).pk
+                except Site.DoesNotExist:
+                    expected = None
+                chosen = choose_site(sites, hostname, port)
+                assert (chosen.pk if chosen else None) == expected, (hostname, port)
+
+
+def test_hosts_a_request_makes_up_keep_nothing_more(client, home, settings):
+    """Any letter case, trailing dot or port of an allowed host: one kept entry."""
+    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1"]
+    settings.PAGE_CACHE_SECONDS = 3600
+    post = PostPageFactory(parent=home, title="共享内存")
+    hosts = ["localhost", "LOCALHOST", "localhost.", "localhost:40001", "Localhost:1"]
+    responses = [client.get(post.url, HTTP_HOST=host) for host in hosts]
+    assert [r.status_code for r in responses] == [200] * len(hosts)
+    assert [r["X-Page-Cache"] for r in responses] == ["miss"] + ["hit"] * 4
