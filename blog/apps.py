@@ -28,12 +28,27 @@ class DjangoRenderStore:
         return caches["renders"].set_many(data)
 
 
+def apply_math_limits(setting: str = "MATH_", **kwargs):
+    """Bound each formula by the settings (again, when a test changes one)."""
+    from django.conf import settings
+
+    from rendering import math
+
+    if not setting.startswith("MATH_"):
+        return
+    math.set_limits(
+        max_output_bytes=settings.MATH_MAX_OUTPUT_BYTES,
+        timeout_seconds=settings.MATH_TIMEOUT_SECONDS,
+    )
+
+
 class BlogConfig(AppConfig):
     name = "blog"
     verbose_name = "博客"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from django.test.signals import setting_changed
         from wagtail.signals import page_published
 
         from blog import purging, warming, writing
@@ -43,6 +58,8 @@ class BlogConfig(AppConfig):
         from search.query import reindex_published_post
 
         set_store(DjangoRenderStore())
+        apply_math_limits()
+        setting_changed.connect(apply_math_limits, dispatch_uid="math-limits")
         purging.connect()
         # The page cache's purges first (connecting twice is a no-op): the
         # warm-up a publish starts after the commit then keeps its renders

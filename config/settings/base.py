@@ -370,6 +370,11 @@ PAGE_CACHE_PURGE_CHECK_SECONDS = float(
 # source, and the page is not cached until it is whole (config/budget.py).
 # Well under the worker's timeout (GUNICORN_TIMEOUT); 0 lifts the bound.
 RENDER_BUDGET_SECONDS = float(os.environ.get("RENDER_BUDGET_SECONDS", "5"))
+# Bounds on one formula (rendering/math.py): the bytes of KaTeX's output and
+# the seconds it may take. A few hundred characters of \\def macros can expand
+# to megabytes and seconds; over a bound a formula is an error, as bad LaTeX is.
+MATH_MAX_OUTPUT_BYTES = int(os.environ.get("MATH_MAX_OUTPUT_BYTES", "200000"))
+MATH_TIMEOUT_SECONDS = float(os.environ.get("MATH_TIMEOUT_SECONDS", "1"))
 # Background work after a commit (Wagtail's reference index, blog/warming.py):
 # run in the process that committed, once it has. A deployment with a task
 # worker names its backend here (django_tasks' TASKS setting).
@@ -390,6 +395,9 @@ PAGE_CACHE_SEARCH_SECONDS = int(os.environ.get("PAGE_CACHE_SEARCH_SECONDS", "300
 VAULT_MAX_POST_BYTES = int(os.environ.get("VAULT_MAX_POST_BYTES", "2000000"))
 VAULT_MAX_POST_FORMULAS = int(os.environ.get("VAULT_MAX_POST_FORMULAS", "5000"))
 VAULT_MAX_NESTING = int(os.environ.get("VAULT_MAX_NESTING", "40"))
+# The seconds a Markdown paste in the admin (vault/paste.py) may spend checking
+# its formulas, well under the worker's timeout; past it the paste is refused.
+VAULT_PASTE_MATH_SECONDS = float(os.environ.get("VAULT_PASTE_MATH_SECONDS", "10"))
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
