@@ -28,18 +28,26 @@ class DjangoRenderStore:
         return caches["renders"].set_many(data)
 
 
-def apply_math_limits(setting: str = "MATH_", **kwargs):
-    """Bound each formula by the settings (again, when a test changes one)."""
+RENDER_LIMITS = {
+    "MATH_MAX_OUTPUT_BYTES",
+    "MATH_TIMEOUT_SECONDS",
+    "RENDER_CACHE_MAX_ENTRY_BYTES",
+}
+
+
+def apply_render_limits(setting: str | None = None, **kwargs):
+    """Bound renders by the settings (again, when a test changes one)."""
     from django.conf import settings
 
-    from rendering import math
+    from rendering import cache, math
 
-    if not setting.startswith("MATH_"):
+    if setting is not None and setting not in RENDER_LIMITS:
         return
     math.set_limits(
         max_output_bytes=settings.MATH_MAX_OUTPUT_BYTES,
         timeout_seconds=settings.MATH_TIMEOUT_SECONDS,
     )
+    cache.set_max_entry_bytes(settings.RENDER_CACHE_MAX_ENTRY_BYTES)
 
 
 class BlogConfig(AppConfig):
@@ -58,8 +66,8 @@ class BlogConfig(AppConfig):
         from search.query import reindex_published_post
 
         set_store(DjangoRenderStore())
-        apply_math_limits()
-        setting_changed.connect(apply_math_limits, dispatch_uid="math-limits")
+        apply_render_limits()
+        setting_changed.connect(apply_render_limits, dispatch_uid="render-limits")
         purging.connect()
         # The page cache's purges first (connecting twice is a no-op): the
         # warm-up a publish starts after the commit then keeps its renders

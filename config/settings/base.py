@@ -281,6 +281,13 @@ if AWS_STORAGE_BUCKET_NAME:
 # Caches: the page cache and the render cache (KaTeX/Pygments output by content
 # hash). Redis when REDIS_URL is set, so every process shares them.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Render cache entries expire after this many seconds unless set for less (a
+# body is kept a week), and none larger than this many bytes is kept: a few
+# huge renders must not fill the cache for good (docs/deployment.md).
+RENDER_CACHE_SECONDS = int(os.environ.get("RENDER_CACHE_SECONDS", str(30 * 86400)))
+RENDER_CACHE_MAX_ENTRY_BYTES = int(
+    os.environ.get("RENDER_CACHE_MAX_ENTRY_BYTES", "2000000")
+)
 if REDIS_URL:
     # Redis down or slow to answer is a miss after a second, not an error
     # (config/cache.py): the site serves on, rendering afresh.
@@ -296,7 +303,7 @@ if REDIS_URL:
             "BACKEND": "config.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "render",
-            "TIMEOUT": None,
+            "TIMEOUT": RENDER_CACHE_SECONDS,
             "OPTIONS": REDIS_OPTIONS,
         },
     }
@@ -311,7 +318,7 @@ else:
         "renders": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": "renders",
-            "TIMEOUT": None,
+            "TIMEOUT": RENDER_CACHE_SECONDS,
             "OPTIONS": {"MAX_ENTRIES": 20000},
         },
     }
@@ -333,7 +340,7 @@ def disk_caches(folder: Path) -> dict:
         "renders": {
             "BACKEND": "config.cache.DiskCache",
             "LOCATION": os.environ.get("RENDER_CACHE_DIR", str(folder / "renders")),
-            "TIMEOUT": None,
+            "TIMEOUT": RENDER_CACHE_SECONDS,
             "OPTIONS": {"size_limit": 2**30},
         },
     }
