@@ -28,12 +28,35 @@ class DjangoRenderStore:
         return caches["renders"].set_many(data)
 
 
+RENDER_LIMITS = {
+    "MATH_MAX_OUTPUT_BYTES",
+    "MATH_TIMEOUT_SECONDS",
+    "RENDER_CACHE_MAX_ENTRY_BYTES",
+}
+
+
+def apply_render_limits(setting: str | None = None, **kwargs):
+    """Bound renders by the settings (again, when a test changes one)."""
+    from django.conf import settings
+
+    from rendering import cache, math
+
+    if setting is not None and setting not in RENDER_LIMITS:
+        return
+    math.set_limits(
+        max_output_bytes=settings.MATH_MAX_OUTPUT_BYTES,
+        timeout_seconds=settings.MATH_TIMEOUT_SECONDS,
+    )
+    cache.set_max_entry_bytes(settings.RENDER_CACHE_MAX_ENTRY_BYTES)
+
+
 class BlogConfig(AppConfig):
     name = "blog"
     verbose_name = "博客"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from django.test.signals import setting_changed
         from wagtail.signals import page_published
 
         from blog import purging, warming, writing
@@ -43,6 +66,8 @@ class BlogConfig(AppConfig):
         from search.query import reindex_published_post
 
         set_store(DjangoRenderStore())
+        apply_render_limits()
+        setting_changed.connect(apply_render_limits, dispatch_uid="render-limits")
         purging.connect()
         # The page cache's purges first (connecting twice is a no-op): the
         # warm-up a publish starts after the commit then keeps its renders

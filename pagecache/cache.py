@@ -31,6 +31,7 @@ that serves and stores pages is ``pagecache.middleware``.
 
 import hashlib
 import logging
+import pickle
 import secrets
 import threading
 import time
@@ -252,7 +253,8 @@ def kept_many(
 
     ``keys()`` returns their ``count`` keys; ``compute(indexes)`` the values
     at those indexes, the ones the cache lacks, in one go; a value of None,
-    or one ``keep`` refuses, is returned but not kept.
+    one ``keep`` refuses, or one larger than ``RENDER_CACHE_MAX_ENTRY_BYTES``
+    pickled, is returned but not kept.
     """
     if purges_pending():  # the keys would read tokens that were to be purged
         return compute(list(range(count)))
@@ -270,7 +272,7 @@ def kept_many(
     made = {}
     for i, value in zip(todo, compute(todo), strict=True):
         values[i] = value
-        if value is not None and (keep is None or keep(value)):
+        if value is not None and (keep is None or keep(value)) and _fits(value):
             made[names[i]] = value
     if not made:
         return values
@@ -280,6 +282,15 @@ def kept_many(
         kinds = sorted({name.partition(":")[0] for name in made})
         logger.warning("Could not keep %s", ", ".join(kinds), exc_info=True)
     return values
+
+
+def _fits(value) -> bool:
+    """Return whether ``value`` is small enough for the ``renders`` cache to keep."""
+    size = len(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+    if size <= settings.RENDER_CACHE_MAX_ENTRY_BYTES:
+        return True
+    logger.info("Not keeping a render of %s bytes: larger than the bound", size)
+    return False
 
 
 # While a bulk change (an import) purges everything once at its end: whether a

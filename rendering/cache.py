@@ -11,6 +11,9 @@ startup with ``set_store(caches["renders"])``; this module never imports Django.
 Rendering a text of N formulas must not cost N round trips to a shared cache:
 inside ``batch()``, ``prefetch`` reads the entries a render will ask for with one
 ``get_many``, and new results are written with ``set_many`` when it ends.
+
+A result larger than ``MAX_ENTRY_BYTES`` is returned but not kept, so a few
+huge renders cannot fill the store (``set_max_entry_bytes``).
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ DEFAULT_MAX_ENTRIES = 4096
 # Results a batch writes per set_many call: one payload stays small, and a
 # long render saves its work as it goes.
 WRITE_CHUNK = 1000
+# The largest result kept; the app sets it from RENDER_CACHE_MAX_ENTRY_BYTES.
+MAX_ENTRY_BYTES = 2_000_000
 
 _KATEX_PACKAGE_JSON = (
     Path(__file__).resolve().parents[1] / "node_modules" / "katex" / "package.json"
@@ -165,6 +170,23 @@ def set_store(store: RenderStore | None) -> None:
     if not isinstance(store, RenderStore):
         raise TypeError(f"{store!r} has no get(key, default)/set(key, value)")
     _store = store
+
+
+def set_max_entry_bytes(count: int) -> None:
+    """Keep no result larger than ``count`` bytes (UTF-8) in the store."""
+    global MAX_ENTRY_BYTES
+    if count < 1:
+        raise ValueError("the largest entry kept must be at least 1 byte")
+    MAX_ENTRY_BYTES = int(count)
+
+
+def fits(result: str) -> bool:
+    """Return whether ``result`` is small enough to keep."""
+    # A character is at most 4 bytes in UTF-8: most results need no encoding.
+    return len(result) * 4 <= MAX_ENTRY_BYTES or (
+        len(result) <= MAX_ENTRY_BYTES
+        and len(result.encode("utf-8", "surrogatepass")) <= MAX_ENTRY_BYTES
+    )
 
 
 @contextmanager
@@ -315,7 +337,8 @@ def memoize(
     ``deferred`` is the function's stand-in, called with the same arguments
     when the render budget is spent (``rendering.budget``) and the cache lacks
     the result. A stand-in, and any result made while one was shown (a
-    Markdown text around a formula put off), is returned but never kept.
+    Markdown text around a formula put off), is returned but never kept;
+    so is a result larger than ``MAX_ENTRY_BYTES``.
     """
 
     def decorator(func: Callable[P, str]) -> Callable[P, str]:
@@ -351,7 +374,7 @@ def memoize(
                 result = func(*args, **kwargs)
             with _stats_lock:
                 _renders[namespace] += 1
-            if seen.provisional:
+            if seen.provisional or not fits(result):
                 return result
             if current is not None:
                 current.known[key] = current.pending[key] = result

@@ -4,6 +4,11 @@ CommonMark with raw HTML escaped, emphasis, code, lists, quotes, links and
 ``$…$`` / ``$$…$$`` math typeset by KaTeX. No headings, images or tables: a
 comment is a few paragraphs under an article. Links carry
 ``rel="nofollow ugc"``, so a comment lends no ranking to what it links.
+
+A comment's formulas together get the output one formula may have
+(``math.MAX_OUTPUT_BYTES``): past it, and for any formula past its own bound,
+the source is shown, so a few hundred characters never make a page of
+megabytes for every reader.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from . import math as math_module
 from .cache import batch, memoize
 from .markdown import math_plugin, nesting_plugin
-from .math import prefetch_math, render_math_safe
+from .math import math_error_html, prefetch_math, render_math_safe
 
 _MATH_TOKENS = ("math_inline", "math_inline_double", "math_block")
 
@@ -24,11 +30,21 @@ _MATH_TOKENS = ("math_inline", "math_inline_double", "math_block")
 def _render_math(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
 ) -> str:
-    """Return one formula typeset by KaTeX (its error, escaped, if it is bad)."""
+    """Return one formula typeset by KaTeX (its source, escaped, if it is bad).
+
+    ``env["math_bytes"]`` is what the comment's formulas may still take.
+    """
     token = tokens[idx]
-    if token.type == "math_inline":
-        return render_math_safe(token.content, False)
-    rendered = render_math_safe(token.content, True)
+    display = token.type != "math_inline"
+    left = env["math_bytes"]
+    rendered = render_math_safe(token.content, display)
+    if len(rendered.encode()) > left:
+        limit = env["max_math_bytes"]
+        message = f"Formula too large: the comment's formulas exceed {limit:,} bytes"
+        rendered = math_error_html(token.content, message, display)
+    env["math_bytes"] = max(0, left - len(rendered.encode()))
+    if not display:
+        return rendered
     return f'<span class="math-display">{rendered}</span>'
 
 
@@ -67,10 +83,15 @@ def _formulas(tokens: Sequence[Token]) -> Iterator[tuple[str, bool]]:
             yield from _formulas(token.children)
 
 
-@memoize("comment")
 def render_comment(text: str) -> str:
     """Return a reader's comment rendered as safe HTML (its input escaped)."""
+    return _render_comment(text, math_module.MAX_OUTPUT_BYTES)
+
+
+@memoize("comment")
+def _render_comment(text: str, max_math_bytes: int) -> str:
     tokens = _md.parse(text)
+    env = {"math_bytes": max_math_bytes, "max_math_bytes": max_math_bytes}
     with batch():
         prefetch_math(_formulas(tokens), "htmlAndMathml")
-        return _md.renderer.render(tokens, _md.options, {})
+        return _md.renderer.render(tokens, _md.options, env)

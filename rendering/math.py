@@ -27,32 +27,129 @@ KATEX_DIR = Path(__file__).resolve().parents[1] / "node_modules" / "katex" / "di
 
 # Longer input is refused before it reaches V8; real formulas are far shorter.
 MAX_TEX_LENGTH = 20_000
-# Wall-clock limit for one formula. KaTeX's maxExpand/maxSize stop macro bombs;
-# this catches anything else pathological.
-TIMEOUT_SECONDS = 5.0
+# The bounds on one formula's work, set from Django's settings at startup
+# (`set_limits`). A few hundred characters of \\def macros stay under KaTeX's
+# maxExpand yet expand to megabytes of HTML and seconds of work: the output is
+# bounded in bytes, and a formula is stopped after a wall-clock time.
+MAX_OUTPUT_BYTES = 200_000
+TIMEOUT_SECONDS = 1.0
+# KaTeX writes at least this many bytes for each node of its parse tree (a
+# symbol is a span with its classes, and MathML besides), so a tree of more than
+# MAX_OUTPUT_BYTES / PART_BYTES nodes cannot fit the bound: it is refused
+# before it is typeset, which is most of KaTeX's time.
+PART_BYTES = 20
 
-# Options are a literal inside the wrapper so each call gets a fresh macro table:
-# a \gdef in one formula must not leak into the next (results are cached, so
-# rendering has to be order-independent).
+# Options are made afresh for each parse and render: a \gdef in one formula must
+# not leak into the next (results are cached, so rendering has to be
+# order-independent), nor from the parse that counts parts into the render.
+# `katex.__parse` is KaTeX's own parser, exposed for tests; only this module
+# uses it (tests/rendering/test_math_bounds.py pins it).
 _WRAPPER_JS = """
-var __blogRenderMath = function (tex, displayMode, output) {
+var __blogMathOptions = function (displayMode, output) {
+  return {
+    displayMode: displayMode,
+    output: output,
+    throwOnError: true,
+    trust: false,
+    strict: "ignore",
+    maxExpand: 1000,
+    maxSize: 50,
+    globalGroup: false,
+    macros: {}
+  };
+};
+
+var __blogParts = function (tree, limit) {
+  var count = 0;
+  var stack = [tree];
+  while (stack.length) {
+    var node = stack.pop();
+    if (Array.isArray(node)) {
+      for (var i = 0; i < node.length; i++) stack.push(node[i]);
+    } else if (node !== null && typeof node === "object") {
+      if (++count > limit) return count;
+      for (var key in node) {
+        if (key !== "loc") stack.push(node[key]);
+      }
+    }
+  }
+  return count;
+};
+
+var __blogUtf8Bytes = function (text) {
+  var bytes = text.length;
+  for (var i = 0; i < text.length; i++) {
+    var code = text.charCodeAt(i);
+    if (code >= 0xd800 && code < 0xdc00) { bytes += 2; i++; }
+    else if (code >= 0x800) bytes += 2;
+    else if (code >= 0x80) bytes += 1;
+  }
+  return bytes;
+};
+
+var __blogRenderMath = function (tex, displayMode, output, maxBytes, maxParts) {
   try {
-    return "ok:" + katex.renderToString(tex, {
-      displayMode: displayMode,
-      output: output,
-      throwOnError: true,
-      trust: false,
-      strict: "ignore",
-      maxExpand: 1000,
-      maxSize: 50,
-      globalGroup: false,
-      macros: {}
-    });
+    if (maxParts > 0) {
+      var tree = katex.__parse(tex, __blogMathOptions(displayMode, output));
+      if (__blogParts(tree, maxParts) > maxParts) return "big:parts";
+    }
+    var html = katex.renderToString(tex, __blogMathOptions(displayMode, output));
+    // Checked here, so a huge string never crosses into Python.
+    if (maxBytes > 0 && (html.length > maxBytes || __blogUtf8Bytes(html) > maxBytes)) {
+      return "big:bytes";
+    }
+    return "ok:" + html;
   } catch (e) {
     return "err:" + ((e && e.message) ? e.message : String(e));
   }
 };
 """
+
+
+def set_limits(
+    max_output_bytes: int | None = None, timeout_seconds: float | None = None
+) -> None:
+    """Bound each formula's output (bytes) and time (seconds); None keeps a bound.
+
+    A formula over the output bound is an error, cached like KaTeX's own; one
+    over the time is an error too, not cached (a busy machine is slower).
+    """
+    global MAX_OUTPUT_BYTES, TIMEOUT_SECONDS
+    if max_output_bytes is not None:
+        if max_output_bytes < 1:
+            raise ValueError("max_output_bytes must be at least 1")
+        MAX_OUTPUT_BYTES = int(max_output_bytes)
+    if timeout_seconds is not None:
+        if timeout_seconds <= 0:
+            raise ValueError("timeout_seconds must be more than 0")
+        TIMEOUT_SECONDS = float(timeout_seconds)
+
+
+def too_large_message(max_bytes: int, parts: bool = False) -> str:
+    """Return the error of a formula whose output would pass ``max_bytes``."""
+    if parts:
+        return (
+            f"Formula too large: it expands to more than {max_bytes // PART_BYTES:,} "
+            "parts"
+        )
+    return f"Formula too large: its output would exceed {_kilobytes(max_bytes)}"
+
+
+def _kilobytes(count: int) -> str:
+    return f"{count / 1000:,.0f} KB" if count >= 1000 else f"{count} bytes"
+
+
+def timeout_message(seconds: float) -> str:
+    """Return the error of a formula KaTeX did not finish in ``seconds``."""
+    return f"KaTeX took longer than {seconds:g} s on this formula"
+
+
+def is_bound_error(message: str) -> bool:
+    """Return whether ``message`` says a formula passed a bound, not bad LaTeX.
+
+    Repairing its escapes would not help it, so the importer does not try.
+    """
+    return message.startswith(("Formula too large:", "KaTeX took longer than"))
 
 
 # KaTeX's `output` option: HTML for the page (with MathML for screen readers), or
@@ -205,30 +302,41 @@ def _valid_mathml(markup: str) -> str:
     )
 
 
-def _put_off(tex: str, display: bool, output: str = "htmlAndMathml") -> str:
+def _put_off(
+    tex: str,
+    display: bool,
+    output: str = "htmlAndMathml",
+    max_bytes: int | None = None,
+) -> str:
     """Return a formula's source, shown until the render budget allows KaTeX's."""
     tag = "div" if display else "span"
     return f'ok:<{tag} class="math-pending"><code>{html.escape(tex)}</code></{tag}>'
 
 
 @memoize("katex", deferred=_put_off)
-def _katex(tex: str, display: bool, output: str = "htmlAndMathml") -> str:
+def _katex(
+    tex: str,
+    display: bool,
+    output: str = "htmlAndMathml",
+    max_bytes: int | None = None,
+) -> str:
     """Return ``"ok:" + html`` or ``"err:" + KaTeX's message`` for one formula.
 
-    KaTeX errors are results (deterministic, so worth caching); a timeout is not.
+    Output past ``max_bytes`` (None: no bound) is an error. Errors are results
+    (deterministic, so worth caching); a timeout is not.
     """
     call = (
         f"__blogRenderMath({json.dumps(tex)}, {'true' if display else 'false'}, "
-        f"{json.dumps(output)})"
+        f"{json.dumps(output)}, {int(max_bytes or 0)}, {(max_bytes or 0) // PART_BYTES})"
     )
     try:
-        result = _get_engine().eval(call, timeout=TIMEOUT_SECONDS)
+        result = str(_get_engine().eval(call, timeout=TIMEOUT_SECONDS))
     except JSTimeoutException:
         # V8 terminated the script; the context stays usable for the next formula.
-        raise MathError(
-            f"KaTeX took longer than {TIMEOUT_SECONDS:g} s on this formula", tex
-        ) from None
-    return _valid_mathml(str(result))
+        raise MathError(timeout_message(TIMEOUT_SECONDS), tex) from None
+    if result.startswith("big:"):
+        return "err:" + too_large_message(max_bytes or 0, result == "big:parts")
+    return _valid_mathml(result)
 
 
 def render_math(tex: str, display: bool = False, output: str = "htmlAndMathml") -> str:
@@ -244,7 +352,7 @@ def render_math(tex: str, display: bool = False, output: str = "htmlAndMathml") 
             f"the limit is {MAX_TEX_LENGTH})",
             tex,
         )
-    result = _katex(tex, bool(display), output)
+    result = _katex(tex, bool(display), output, MAX_OUTPUT_BYTES)
     if result.startswith("ok:"):
         return result[3:]
     raise MathError(result.removeprefix("err:"), tex)
@@ -260,7 +368,7 @@ def prefetch_math(
     prefetch(
         _katex,
         (
-            (tex, bool(display), output)
+            (tex, bool(display), output, MAX_OUTPUT_BYTES)
             for tex, display in formulas
             if len(tex) <= MAX_TEX_LENGTH
         ),

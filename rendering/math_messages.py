@@ -97,12 +97,37 @@ def _reason(reason: str) -> str:
     return reason
 
 
+# The renderer's own refusals (rendering/math.py): the bounds on one formula.
+_BOUNDS: list[tuple[re.Pattern, str]] = [
+    (
+        r"Formula too large: its output would exceed (.+)",
+        r"公式展开后过大（超过 \1），请简化宏定义。",
+    ),
+    (
+        r"Formula too large: it expands to more than (.+) parts",
+        r"公式展开后过大（超过 \1 个元素），请简化宏定义。",
+    ),
+    (
+        r"KaTeX took longer than (.+) s on this formula",
+        r"公式排版超时（超过 \1 秒），请简化公式。",
+    ),
+    (
+        r"Formula is too long \((.+) characters; the limit is (.+)\)",
+        r"公式太长（\1 个字符，上限 \2），请拆分。",
+    ),
+]
+_BOUNDS = [(re.compile(p, re.S), r) for p, r in _BOUNDS]
+
+
 def chinese_math_error(message: str) -> str:
     """Return KaTeX's ``message`` in Chinese, keeping position and token.
 
     A message that is not a KaTeX parse error, or whose reason is not known
     here, is returned with only what is known translated.
     """
+    for pattern, replacement in _BOUNDS:
+        if match := pattern.fullmatch(message):
+            return match.expand(replacement)
     if not message.startswith(_PREFIX):
         return message
     rest = message[len(_PREFIX) :]

@@ -24,6 +24,8 @@ from django.views.decorators.http import require_POST
 from wagtail.permission_policies.pages import PagePermissionPolicy
 
 from blog.models import PostPage
+from rendering import is_bound_error
+from rendering.math_messages import chinese_math_error
 
 from .importer.assets import AssetFinder, Located, local_part
 from .importer.blocks import parse_body
@@ -58,7 +60,10 @@ def convert(text: str, title: str = "") -> dict:
     ``title`` is the post's title as typed: a first ``# H1`` equal to it is
     dropped, another one becomes a heading; with no title the first H1 is
     returned as ``title`` for the editor to use. Raises `PasteError` for empty
-    or oversized text and for what the parser refuses (nesting too deep).
+    or oversized text, for what the parser refuses (nesting too deep), for a
+    formula past a bound (too large, too slow) and for formulas that take more
+    than ``VAULT_PASTE_MATH_SECONDS`` to check, so a paste ends well within the
+    worker's timeout.
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
@@ -72,10 +77,18 @@ def convert(text: str, title: str = "") -> dict:
         finder=_NoFiles(),
         max_formulas=settings.VAULT_MAX_POST_FORMULAS,
         max_nesting=settings.VAULT_MAX_NESTING,
+        max_math_seconds=settings.VAULT_PASTE_MATH_SECONDS or None,
     )
     if body.errors:
         issue = body.errors[0]
         raise PasteError(f"无法转换（第 {issue.line} 行）：{issue.message}")
+    for formula in body.formulas:
+        if formula.error and is_bound_error(formula.error):
+            message = chinese_math_error(formula.error)
+            raise PasteError(f"无法转换（第 {formula.line} 行）：{message}")
+    if body.math_out_of_time:
+        seconds = settings.VAULT_PASTE_MATH_SECONDS
+        raise PasteError(f"公式太多：检查用时超过 {seconds:g} 秒，请分段粘贴")
     blocks, warnings = _raw_blocks(body)
     return {"blocks": blocks, "title": body.h1 or "", "warnings": warnings}
 

@@ -287,6 +287,13 @@ if AWS_STORAGE_BUCKET_NAME:
 # Caches: the page cache and the render cache (KaTeX/Pygments output by content
 # hash). Redis when REDIS_URL is set, so every process shares them.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Render cache entries expire after this many seconds unless set for less (a
+# body is kept a week), and none larger than this many bytes is kept: a few
+# huge renders must not fill the cache for good (docs/deployment.md).
+RENDER_CACHE_SECONDS = int(os.environ.get("RENDER_CACHE_SECONDS", str(30 * 86400)))
+RENDER_CACHE_MAX_ENTRY_BYTES = int(
+    os.environ.get("RENDER_CACHE_MAX_ENTRY_BYTES", "16000000")
+)
 if REDIS_URL:
     # Redis down or slow to answer is a miss after a second, not an error
     # (config/cache.py): the site serves on, rendering afresh.
@@ -302,7 +309,7 @@ if REDIS_URL:
             "BACKEND": "config.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "render",
-            "TIMEOUT": None,
+            "TIMEOUT": RENDER_CACHE_SECONDS,
             "OPTIONS": REDIS_OPTIONS,
         },
     }
@@ -317,7 +324,7 @@ else:
         "renders": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": "renders",
-            "TIMEOUT": None,
+            "TIMEOUT": RENDER_CACHE_SECONDS,
             "OPTIONS": {"MAX_ENTRIES": 20000},
         },
     }
@@ -339,7 +346,7 @@ def disk_caches(folder: Path) -> dict:
         "renders": {
             "BACKEND": "config.cache.DiskCache",
             "LOCATION": os.environ.get("RENDER_CACHE_DIR", str(folder / "renders")),
-            "TIMEOUT": None,
+            "TIMEOUT": RENDER_CACHE_SECONDS,
             "OPTIONS": {"size_limit": 2**30},
         },
     }
@@ -382,6 +389,11 @@ PAGE_CACHE_PURGE_CHECK_SECONDS = float(
 # source, and the page is not cached until it is whole (config/budget.py).
 # Well under the worker's timeout (GUNICORN_TIMEOUT); 0 lifts the bound.
 RENDER_BUDGET_SECONDS = float(os.environ.get("RENDER_BUDGET_SECONDS", "5"))
+# Bounds on one formula (rendering/math.py): the bytes of KaTeX's output and
+# the seconds it may take. A few hundred characters of \\def macros can expand
+# to megabytes and seconds; over a bound a formula is an error, as bad LaTeX is.
+MATH_MAX_OUTPUT_BYTES = int(os.environ.get("MATH_MAX_OUTPUT_BYTES", "200000"))
+MATH_TIMEOUT_SECONDS = float(os.environ.get("MATH_TIMEOUT_SECONDS", "1"))
 # Background work after a commit (Wagtail's reference index, blog/warming.py):
 # run in the process that committed, once it has. A deployment with a task
 # worker names its backend here (django_tasks' TASKS setting).
@@ -402,6 +414,9 @@ PAGE_CACHE_SEARCH_SECONDS = int(os.environ.get("PAGE_CACHE_SEARCH_SECONDS", "300
 VAULT_MAX_POST_BYTES = int(os.environ.get("VAULT_MAX_POST_BYTES", "2000000"))
 VAULT_MAX_POST_FORMULAS = int(os.environ.get("VAULT_MAX_POST_FORMULAS", "5000"))
 VAULT_MAX_NESTING = int(os.environ.get("VAULT_MAX_NESTING", "40"))
+# The seconds a Markdown paste in the admin (vault/paste.py) may spend checking
+# its formulas, well under the worker's timeout; past it the paste is refused.
+VAULT_PASTE_MATH_SECONDS = float(os.environ.get("VAULT_PASTE_MATH_SECONDS", "10"))
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")

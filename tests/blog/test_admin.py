@@ -10,6 +10,7 @@ from wagtail.test.utils.form_data import nested_form_data, rich_text, streamfiel
 from blog.blocks import RICH_TEXT_FEATURES
 from blog.models import PostPage, SeriesPage, TagIndexPage
 from tests.factories import PostPageFactory, SeriesPageFactory
+from tests.math_bombs import MACRO_BOMB
 
 
 @pytest.fixture
@@ -104,6 +105,46 @@ def test_bad_inline_math_in_a_paragraph_is_reported_on_the_block(editor, series)
     _, errors = stream_state(response)
     (message,) = errors["blockErrors"]["0"]["messages"]
     assert message.startswith("公式错误：")
+
+
+TOO_LARGE = "公式展开后过大（超过 10,000 个元素），请简化宏定义。"
+
+
+@pytest.mark.parametrize(
+    ("block", "where"),
+    [
+        (("math", {"tex": MACRO_BOMB, "label": ""}), ["blockErrors", "tex"]),
+        (
+            ("paragraph", rich_text(f"<p>设 ${MACRO_BOMB}$。</p>")),
+            [],
+        ),
+        (("markdown", f"正文\n\n$${MACRO_BOMB}$$\n"), []),
+    ],
+    ids=["math", "paragraph", "markdown"],
+)
+def test_a_macro_bomb_is_refused_with_the_bound_it_passes(editor, series, block, where):
+    response = editor.post(add_url("postpage", series), post_data([block]))
+
+    assert response.status_code == 200
+    assert not PostPage.objects.exists()
+    _, errors = stream_state(response)
+    error = errors["blockErrors"]["0"]
+    for key in where:
+        error = error[key]
+    assert error["messages"] == [TOO_LARGE]
+
+
+def test_the_output_bound_is_a_setting(editor, series, settings):
+    settings.MATH_MAX_OUTPUT_BYTES = 2_000
+    body = [("math", {"tex": r"\sum_{i=0}^{n} \frac{a_i}{b_i} x^i", "label": ""})]
+
+    response = editor.post(add_url("postpage", series), post_data(body))
+
+    assert not PostPage.objects.exists()
+    _, errors = stream_state(response)
+    assert errors["blockErrors"]["0"]["blockErrors"]["tex"]["messages"] == [
+        "公式展开后过大（超过 2 KB），请简化宏定义。"
+    ]
 
 
 def test_valid_post_is_saved_published_and_rendered(editor, series):

@@ -461,3 +461,27 @@ def test_a_body_of_many_formulas_reads_the_render_cache_in_a_few_batches(home):
         return counts["get"] + counts["get_many"]
 
     assert reads(5) == reads(200)
+
+
+@pytest.mark.parametrize("bound", [None, 100_000])
+def test_a_long_math_heavy_body_is_kept_unless_past_the_bound(home, settings, bound):
+    # 150 long display formulas: about 1.2 MB, seven times the longest real
+    # post's body (a 27 KB Markdown post on GEMM: 172 KB).
+    tex = (
+        r"\begin{aligned} m_{%d} &= \max\left(m_{%d}, \operatorname{rowmax}(S)\right)"
+        r" \\ \ell &= e^{m - m'} \ell + \sum_j e^{S_{j} - m'} \end{aligned}"
+    )
+    post = with_body(
+        PostPageFactory(parent=home, slug="long"),
+        [("math", {"tex": tex % (i, i - 1), "label": ""}) for i in range(150)],
+    )
+    if bound:
+        settings.RENDER_CACHE_MAX_ENTRY_BYTES = bound
+    size = len(post.rendered()["html"])
+    hits = cache.hit_count("katex")
+
+    post.rendered()
+
+    assert 1_000_000 < size < 2_000_000
+    kept = cache.hit_count("katex") == hits
+    assert kept is (bound is None)

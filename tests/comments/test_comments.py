@@ -15,6 +15,7 @@ from django_comments_xtd.models import XtdComment
 from comments import forms as comment_forms
 from comments.forms import PostCommentForm
 from tests.factories import PostPageFactory, SeriesPageFactory
+from tests.math_bombs import SMALL_BOMB
 
 MODERATE = "/admin/comments/"
 
@@ -100,6 +101,53 @@ def test_approving_shows_the_comment_with_math_and_purges_the_page(
     assert "$x^2$" not in body.get_text()
     # KaTeX's stylesheet comes with typeset comments.
     assert "katex.min" in page.content.decode()
+
+
+def approved(client, admin_client, post, capture, text):
+    """Return the comment of ``text``, sent and approved."""
+    send(client, post, comment=text)
+    comment = XtdComment.objects.get()
+    with capture(execute=True):
+        approve(admin_client, comment)
+    return comment
+
+
+def test_a_comment_with_a_macro_bomb_shows_its_source_and_the_page_stays_small(
+    client, admin_client, post, django_capture_on_commit_callbacks
+):
+    text = f"看这个 ${SMALL_BOMB}$ 如何？"
+    assert len(text) < 400
+    comment = approved(
+        client, admin_client, post, django_capture_on_commit_callbacks, text
+    )
+
+    page, shown = section(client, post)
+
+    assert len(page.content) < 100_000
+    body = shown.select_one(f"#comment-{comment.pk} .comment-body")
+    assert body.select_one(".math-error code").get_text() == SMALL_BOMB
+    assert not body.select(".katex")
+    assert "如何" in body.get_text()
+
+
+def test_a_comments_formulas_together_are_bounded_like_one(
+    client, admin_client, post, django_capture_on_commit_callbacks
+):
+    # Each just under the bound for one formula (about 190 KB of HTML).
+    leaf = r"\overbrace{abcdefghijkl}" * 8
+    formula = rf"\def\a{{{leaf}}}\def\b{{\a\a\a\a\a\a\a\a\a}}\b"
+    text = " ".join(f"${formula}$" for _ in range(12))
+    assert len(text) < 3000
+    comment = approved(
+        client, admin_client, post, django_capture_on_commit_callbacks, text
+    )
+
+    page, shown = section(client, post)
+
+    assert len(page.content) < 400_000
+    body = shown.select_one(f"#comment-{comment.pk} .comment-body")
+    assert len(body.select(".katex")) == 1
+    assert len(body.select(".math-error")) == 11
 
 
 @pytest.mark.parametrize("action", ["delete", "spam"])

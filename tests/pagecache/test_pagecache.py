@@ -26,6 +26,7 @@ from wagtail.models import Page, PageViewRestriction
 
 from blog.models import PostPage
 from pagecache.cache import (
+    kept,
     page_cache,
     page_tokens,
     purge_all,
@@ -653,3 +654,31 @@ def test_a_block_purging_all_at_end_that_changed_nothing_purges_nothing(
     with django_capture_on_commit_callbacks(execute=True), purge_all_at_end():
         site["second"].refresh_from_db()
     assert served_from_cache(client) == set(PAGES)
+
+
+@pytest.mark.django_db
+def test_a_render_larger_than_the_bound_is_returned_but_not_kept(settings):
+    settings.RENDER_CACHE_MAX_ENTRY_BYTES = 2000
+    made = []
+
+    def compute(size):
+        made.append(size)
+        return {"html": b"x" * size}
+
+    for _ in range(2):
+        assert kept(lambda: "test:small", lambda: compute(1000), 60)
+        assert kept(lambda: "test:large", lambda: compute(3000), 60)
+
+    assert made == [1000, 3000, 3000]
+
+
+def test_render_cache_entries_expire(tmp_path):
+    from django.conf import settings
+
+    from config.settings.base import disk_caches
+
+    # Redis's and local memory's are set alike; diskcache also evicts by size.
+    assert settings.RENDER_CACHE_SECONDS == 30 * 86400
+    assert caches["renders"].default_timeout == settings.RENDER_CACHE_SECONDS
+    disk = disk_caches(tmp_path)
+    assert disk["renders"]["TIMEOUT"] == settings.RENDER_CACHE_SECONDS

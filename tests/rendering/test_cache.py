@@ -385,3 +385,18 @@ def test_a_long_batch_writes_its_results_as_it_goes(monkeypatch):
             # A worker killed now (its timeout) leaves two chunks written.
             assert len(store.data) == 20
         assert len(store.data) == 25
+
+
+def test_a_result_larger_than_the_bound_is_returned_but_not_kept(monkeypatch):
+    monkeypatch.setattr(cache, "MAX_ENTRY_BYTES", 1000)
+    shout, calls = make_counted()
+    small, large, wide = "a" * 1000, "b" * 1001, "字" * 400  # 1,200 bytes
+
+    for _ in range(2):
+        assert shout(small) == small.upper()
+        assert shout(large) == large.upper()
+        assert shout(wide) == wide
+        with cache.batch():
+            shout(large)
+
+    assert calls == [small, large, wide, large] + [large, wide, large]

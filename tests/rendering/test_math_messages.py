@@ -59,3 +59,23 @@ def test_the_live_preview_gets_only_the_reason_in_chinese():
     assert chinese_reason("KaTeX parse error: Something new at position 3: x") == (
         "Something new"
     )
+
+
+def test_a_formula_past_a_bound_says_which_in_chinese(monkeypatch):
+    from rendering import math as math_module
+    from tests.math_bombs import MACRO_BOMB
+
+    assert chinese_math_error(check_math(MACRO_BOMB, display=True)) == (
+        "公式展开后过大（超过 10,000 个元素），请简化宏定义。"
+    )
+    monkeypatch.setattr(math_module, "MAX_OUTPUT_BYTES", 2_000)
+    assert chinese_math_error(check_math(r"\sum_{i=0}^{n} x_i", True)) == (
+        "公式展开后过大（超过 2 KB），请简化宏定义。"
+    )
+    assert chinese_math_error(math_module.timeout_message(1.0)) == (
+        "公式排版超时（超过 1 秒），请简化公式。"
+    )
+    too_long = check_math("x" * (math_module.MAX_TEX_LENGTH + 1))
+    assert (
+        chinese_math_error(too_long) == "公式太长（20001 个字符，上限 20000），请拆分。"
+    )

@@ -1,6 +1,7 @@
 """The admin's Markdown paste view: Markdown in, the body's blocks out."""
 
 import json
+import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -10,6 +11,7 @@ from django.urls import reverse
 from wagtail.models import GroupPagePermission
 
 from blog.models import PostPage
+from tests.math_bombs import MACRO_BOMB, macro_bomb
 from vault.paste import convert
 
 pytestmark = pytest.mark.django_db
@@ -151,6 +153,64 @@ def test_markdown_past_the_size_limit_is_refused(admin_client, url, settings):
 
     assert response.status_code == 413
     assert response.json()["error"].startswith("Markdown 太长")
+
+
+def test_a_formula_past_a_bound_is_refused_naming_its_line(admin_client, url):
+    text = f"# 标题\n\n正文。\n\n$$\n{MACRO_BOMB}\n$$\n"
+
+    response = paste(admin_client, url, text)
+
+    assert response.status_code == 400
+    assert response.json()["error"] == (
+        "无法转换（第 5 行）：公式展开后过大（超过 10,000 个元素），请简化宏定义。"
+    )
+
+
+def test_sixteen_bombs_are_refused_well_within_the_workers_timeout(admin_client, url):
+    # Each new to the render cache, as an attacker's would be.
+    bombs = [macro_bomb(mark=chr(ord("A") + n)) for n in range(16)]
+    text = "\n\n".join(f"$${bomb}$$" for bomb in bombs)
+    start = time.perf_counter()
+
+    response = paste(admin_client, url, text)
+
+    assert time.perf_counter() - start < 5
+    assert response.status_code == 400
+    assert "公式展开后过大" in response.json()["error"]
+
+
+def test_formulas_that_take_long_stop_the_paste_at_its_time_bound(
+    admin_client, url, settings
+):
+    # No output bound: each bomb is typeset until the time-out.
+    settings.MATH_MAX_OUTPUT_BYTES = 10**10
+    settings.MATH_TIMEOUT_SECONDS = 0.2
+    settings.VAULT_PASTE_MATH_SECONDS = 0.5
+    bombs = [macro_bomb(mark=chr(ord("a") + n)) for n in range(16)]
+    text = "\n\n".join(f"$${bomb}$$" for bomb in bombs)
+    start = time.perf_counter()
+
+    response = paste(admin_client, url, text)
+
+    # Three bombs checked (0.6 s), the other thirteen left alone.
+    assert time.perf_counter() - start < 3
+    assert response.status_code == 400
+    assert response.json()["error"] == (
+        "无法转换（第 1 行）：公式排版超时（超过 0.2 秒），请简化公式。"
+    )
+
+
+def test_a_paste_whose_formulas_take_too_long_to_check_is_refused(
+    admin_client, url, settings
+):
+    settings.VAULT_PASTE_MATH_SECONDS = 0.01
+    nonce = time.time_ns()
+    text = "\n\n".join(f"$\\sqrt{{{nonce + n}}}$" for n in range(300))
+
+    response = paste(admin_client, url, text)
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "公式太多：检查用时超过 0.01 秒，请分段粘贴"
 
 
 def test_only_post_is_answered(admin_client, url):

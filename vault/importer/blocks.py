@@ -27,6 +27,7 @@ from markdown_it.token import Token
 from rendering import (
     HEADING_MAX_LENGTH,
     LANGUAGE_ALIASES,
+    is_bound_error,
     language_choices,
     normalise_language,
     parse_line_spec,
@@ -95,6 +96,7 @@ def parse_body(
     breaks: bool = False,
     max_formulas: int | None = None,
     max_nesting: int | None = None,
+    max_math_seconds: float | None = None,
 ) -> ParsedBody:
     """Return the blocks of a post body.
 
@@ -102,8 +104,9 @@ def parse_body(
     A first ``# H1`` equal to ``title`` is dropped; with ``title`` None the
     first H1 becomes `ParsedBody.h1` instead. With ``breaks`` a single newline
     inside a paragraph is a line break (Obsidian's default, MkDocs' nl2br).
-    Formulas past ``max_formulas`` are not checked (see `FormulaFixer`); blocks
-    nested deeper than ``max_nesting`` levels are an error.
+    Formulas past ``max_formulas``, or once ``max_math_seconds`` have gone on
+    checking them, are not checked (see `FormulaFixer`); blocks nested deeper
+    than ``max_nesting`` levels are an error.
     """
     return _BodyParser(
         text,
@@ -114,7 +117,14 @@ def parse_body(
         breaks=breaks,
         max_formulas=max_formulas,
         max_nesting=max_nesting,
+        max_math_seconds=max_math_seconds,
     ).parse()
+
+
+def _excerpt(tex: str, length: int = 60) -> str:
+    """Return the start of a formula on one line, to name it in a warning."""
+    text = " ".join(tex.split())
+    return text if len(text) <= length else text[: length - 1] + "…"
 
 
 def _same_title(a: str, b: str) -> bool:
@@ -135,9 +145,10 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         breaks: bool = False,
         max_formulas: int | None = None,
         max_nesting: int | None = None,
+        max_math_seconds: float | None = None,
     ) -> None:
         self.first_line = first_line
-        self.fixer = FormulaFixer(max_formulas)
+        self.fixer = FormulaFixer(max_formulas, max_math_seconds)
         self.max_nesting = min(max_nesting or MAX_NESTING, MAX_NESTING)
         self.title = title
         self.base = base_dir or Path()
@@ -209,6 +220,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                 "them all)",
                 None,
             )
+        self.result.math_out_of_time = self.fixer.out_of_time
         return self.result
 
     def _node(self, nodes: list[list[Token]], i: int) -> int:
@@ -368,9 +380,14 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
     def _formula(self, token: Token, display: bool, line: int) -> None:
         """Check (and repair) one formula's token, and list it."""
         token.content, error = self.fixer.fix(token.content, display)
-        self.result.formulas.append(Formula(token.content, display, line))
-        if error is not None:
-            self._warn(f"formula kept with an error: {' '.join(error.split())}", line)
+        self.result.formulas.append(Formula(token.content, display, line, error))
+        if error is None:
+            return
+        message = f"formula kept with an error: {' '.join(error.split())}"
+        if is_bound_error(error):
+            # KaTeX's own messages show where the error is; these name no place.
+            message += f": {_excerpt(token.content)}"
+        self._warn(message, line)
 
     def _collect_footnotes(self) -> None:
         """Map each footnote label to the source lines of its definition."""

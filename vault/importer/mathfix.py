@@ -10,9 +10,10 @@ and reported, and the page shows it as KaTeX shows errors.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 
-from rendering import check_math
+from rendering import check_math, is_bound_error
 
 # A backslash before punctuation that means nothing in math but is a Markdown
 # escape (`\\*`, `\\_`, `\\+`…). Backslashes before it come in pairs (`\\\\*` is a
@@ -47,28 +48,45 @@ class FormulaFixer:
     """Check each formula of a post, repairing it where its escapes broke it.
 
     Past ``limit`` formulas nothing is checked (each check is a KaTeX render);
-    `over_limit` says so. ``repaired`` maps each repaired source to its repair
-    and whether it is display math, for the Markdown blocks that keep formulas
-    in their source.
+    `over_limit` says so. Nor is anything once ``seconds`` have gone on checks
+    (None: no bound); `out_of_time` says so. ``repaired`` maps each repaired
+    source to its repair and whether it is display math, for the Markdown
+    blocks that keep formulas in their source.
     """
 
-    def __init__(self, limit: int | None = None) -> None:
+    def __init__(self, limit: int | None = None, seconds: float | None = None) -> None:
         self.limit = limit
         self.count = 0
         self.repaired: dict[str, tuple[str, bool]] = {}
+        self.seconds = seconds
+        self.spent = 0.0
 
     @property
     def over_limit(self) -> bool:
         return self.limit is not None and self.count > self.limit
 
+    @property
+    def out_of_time(self) -> bool:
+        return self.seconds is not None and self.spent >= self.seconds
+
     def fix(self, tex: str, display: bool) -> tuple[str, str | None]:
         """Return the formula to keep and KaTeX's message if it is still rejected."""
         self.count += 1
-        if self.over_limit or not tex.strip():
+        if self.over_limit or self.out_of_time or not tex.strip():
             return tex, None
+        start = time.monotonic()
+        try:
+            return self._fix(tex, display)
+        finally:
+            self.spent += time.monotonic() - start
+
+    def _fix(self, tex: str, display: bool) -> tuple[str, str | None]:
         message = check_math(tex, display)
         if message is None:
             return tex, None
+        if is_bound_error(message):
+            # Too large or too slow: undoing escapes would not make it fit.
+            return tex, message
         tried = {tex}
         for candidate in _candidates(tex):
             if candidate in tried:

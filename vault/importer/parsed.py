@@ -62,6 +62,8 @@ class Formula:
     tex: str
     display: bool
     line: int
+    # KaTeX's message, if the formula was kept with an error.
+    error: str | None = None
 
 
 @dataclass
@@ -77,3 +79,5 @@ class ParsedBody:
     errors: list[Issue] = field(default_factory=list)
     # The first `# H1`, when it gave the title (there was none in front matter).
     h1: str | None = None
+    # Whether checking formulas took all the seconds allowed, some left unchecked.
+    math_out_of_time: bool = False

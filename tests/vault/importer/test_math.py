@@ -11,6 +11,7 @@ from wagtail.test.utils.form_data import nested_form_data, streamfield
 
 from blog.models import PostPage
 from rendering import cache
+from tests.math_bombs import MACRO_BOMB
 from tests.vault.importer.conftest import FIXTURES
 from tests.vault.importer.test_import import line_of, outcomes, post
 
@@ -125,6 +126,36 @@ def test_the_admin_still_refuses_the_bad_formula_when_an_editor_saves_it(
     assert message.startswith("公式错误")
     # Nothing was saved: no new revision.
     assert PostPage.objects.get(pk=page.pk).get_latest_revision() == revision
+
+
+def test_a_formula_past_a_bound_is_imported_with_a_warning_naming_it(
+    tmp_path, run_import, client
+):
+    vault = tmp_path / "bombs"
+    vault.mkdir()
+    text = f"# 宏\n\n前文 $x^2$。\n\n$$\n{MACRO_BOMB}\n$$\n\n后文。\n"
+    (vault / "bomb.md").write_text(text, "utf-8")
+
+    run = run_import(vault)
+
+    assert run.error is None, run.out
+    assert outcomes(run.out)["created"] == (1, 0)
+    assert (
+        "bomb.md:5: formula kept with an error: Formula too large: it expands to "
+        "more than 10,000 parts: \\def\\a{\\frac{\\sqrt{x^2+y^2}}"
+    ) in run.out
+    assert "  1  formula kept with an error: Formula too large" in run.out
+    # Nothing lost: the formula is kept as written, and shown as its source.
+    page = post("bomb.md")
+    assert MACRO_BOMB in [
+        block.value["tex"] for block in page.body if block.block_type == "math"
+    ]
+    response = client.get(page.url)
+    assert len(response.content) < 100_000
+    soup = BeautifulSoup(response.content.decode(), "html.parser")
+    (error,) = soup.select(".post-body .math-error")
+    assert error.get_text().strip() == MACRO_BOMB
+    assert "后文" in soup.select_one(".post-body").get_text()
 
 
 # Limits -------------------------------------------------------------------------
