@@ -13,6 +13,7 @@ from wagtail import hooks
 from wagtail.admin import messages
 from wagtail.admin.ui.components import Component
 from wagtail.models import Page
+from wagtail.permission_policies.pages import PagePermissionPolicy
 from wagtail.permissions import policy_registry
 
 from blog.blocks import PostBodyBlock
@@ -71,39 +72,57 @@ def link_reason(link):
     return "页面已移动"
 
 
+def editable_pages(user):
+    """Return the pages ``user`` may edit, as one query to filter others by.
+
+    Wagtail's page permission policy: the subtrees of the user's groups' edit
+    permissions, their own pages where they may only add, every page for a
+    superuser. Its permissions are read once per request and cached on the user.
+    """
+    return PagePermissionPolicy().instances_user_has_permission_for(user, "change")
+
+
 class WritingPanel(Component):
-    """The dashboard's "写作" panel: work in progress, and what to fix."""
+    """The dashboard's "写作" panel: work in progress, and what to fix.
+
+    Every list and count covers only the pages the user may edit.
+    """
 
     name = "writing"
     template_name = "blog/admin/writing_panel.html"
     # Above Wagtail's own panels (moderation 210–220, recent edits 250).
     order = 100
 
-    def drafts(self):
+    @staticmethod
+    def drafts(pages):
         """Return posts never published or with unpublished changes, latest first.
 
         A post approved to go live later is done: it is listed as scheduled.
         """
-        drafts = self.with_status(PostPage.objects.drafts())
+        drafts = WritingPanel.with_status(PostPage.objects.drafts(), pages)
         return drafts.filter(_approved_schedule=False)[:WRITING_PANEL_LIMIT]
 
-    def scheduled(self):
-        return self.with_status(PostPage.objects.scheduled())[:WRITING_PANEL_LIMIT]
-
-    def recently_updated(self):
-        """Return live posts by update date, as the home page lists them."""
-        posts = PostPage.objects.recently_updated()
-        return self.with_status(posts)[:WRITING_PANEL_LIMIT]
+    @staticmethod
+    def scheduled(pages):
+        posts = PostPage.objects.scheduled()
+        return WritingPanel.with_status(posts, pages)[:WRITING_PANEL_LIMIT]
 
     @staticmethod
-    def with_status(posts):
-        """Load what Wagtail's status tag reads ("已计划", "审核中"…) with the posts,
-        so it costs no query per row."""
+    def recently_updated(pages):
+        """Return live posts by update date, as the home page lists them."""
+        posts = PostPage.objects.recently_updated()
+        return WritingPanel.with_status(posts, pages)[:WRITING_PANEL_LIMIT]
+
+    @staticmethod
+    def with_status(posts, pages):
+        """Keep the posts among ``pages``, and load what Wagtail's status tag reads
+        ("已计划", "审核中"…) with them, so it costs no query per row."""
+        posts = posts.filter(pk__in=pages.values("pk"))
         return posts.annotate_approved_schedule().prefetch_workflow_states()
 
     @staticmethod
-    def broken_links():
-        links = BodyLink.objects.broken()
+    def broken_links(pages):
+        links = BodyLink.objects.on(pages).broken()
         rows = links.latest_first()[:WRITING_PANEL_LIMIT]
         found = [Finding(link, link.text, link_reason(link)) for link in rows]
         return Findings(
@@ -111,21 +130,19 @@ class WritingPanel(Component):
         )
 
     @staticmethod
-    def bad_formulas():
-        rows = BadFormula.objects.latest_first()[:WRITING_PANEL_LIMIT]
+    def bad_formulas(pages):
+        formulas = BadFormula.objects.on(pages)
+        rows = formulas.latest_first()[:WRITING_PANEL_LIMIT]
         found = [Finding(formula, formula.tex, formula.message) for formula in rows]
         return Findings(
-            found,
-            BadFormula.objects.count()
-            if len(found) == WRITING_PANEL_LIMIT
-            else len(found),
+            found, formulas.count() if len(found) == WRITING_PANEL_LIMIT else len(found)
         )
 
     @staticmethod
-    def unchecked():
+    def unchecked(pages):
         """Return how many posts and series were saved before bodies were checked."""
         types = ContentType.objects.get_for_models(*checked_models()).values()
-        pages = Page.objects.filter(content_type__in=types)
+        pages = pages.filter(content_type__in=types)
         return pages.exclude(pk__in=BodyCheck.objects.values("pk")).count()
 
     def render_html(self, parent_context=None):
@@ -137,14 +154,16 @@ class WritingPanel(Component):
         return super().render_html(parent_context)
 
     def get_context_data(self, parent_context=None):
+        request = parent_context["request"]
+        pages = editable_pages(request.user)
         return {
-            "drafts": self.drafts(),
-            "scheduled": self.scheduled(),
-            "recently_updated": self.recently_updated(),
-            "broken_links": self.broken_links(),
-            "bad_formulas": self.bad_formulas(),
-            "unchecked": self.unchecked(),
-            "request": parent_context["request"],
+            "drafts": self.drafts(pages),
+            "scheduled": self.scheduled(pages),
+            "recently_updated": self.recently_updated(pages),
+            "broken_links": self.broken_links(pages),
+            "bad_formulas": self.bad_formulas(pages),
+            "unchecked": self.unchecked(pages),
+            "request": request,
         }
 
 

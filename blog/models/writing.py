@@ -26,7 +26,16 @@ class BodyCheck(models.Model):
         return f"正文检查 {self.page_id}"
 
 
-class BodyLinkQuerySet(models.QuerySet):
+class FindingQuerySet(models.QuerySet):
+    def on(self, pages):
+        """Return the findings in the bodies of ``pages`` (a page queryset)."""
+        return self.filter(body_check_id__in=pages.values("pk"))
+
+    def latest_first(self):
+        return _latest_first(self)
+
+
+class BodyLinkQuerySet(FindingQuerySet):
     def broken(self):
         """Return links whose page is gone, not live, or no longer at the link's URL.
 
@@ -44,13 +53,9 @@ class BodyLinkQuerySet(models.QuerySet):
             target_in_place=Exists(live.filter(url_path=OuterRef("target_url_path"))),
         ).exclude(Q(target_live=True) & in_place)
 
-    def latest_first(self):
-        return _latest_first(self)
 
-
-class BadFormulaQuerySet(models.QuerySet):
-    def latest_first(self):
-        return _latest_first(self)
+class BadFormulaQuerySet(FindingQuerySet):
+    pass
 
 
 def _latest_first(findings):

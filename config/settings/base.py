@@ -455,8 +455,14 @@ WAGTAILIMAGES_MAX_UPLOAD_SIZE = int(
     os.environ.get("MAX_IMAGE_UPLOAD_BYTES", str(10 * 1024 * 1024))
 )
 WAGTAILIMAGES_MAX_IMAGE_PIXELS = 50_000_000
-# Documents (downloads linked from a post): PDF only, sent as attachments.
+# Documents (downloads linked from a post): PDF only, by name and by content
+# (blog/document_forms.py), sent as attachments: none is shown inline, and
+# each is sent by Wagtail's view (never a redirect to the bucket), which adds
+# Content-Disposition, nosniff and a policy that runs nothing.
 WAGTAILDOCS_EXTENSIONS = ["pdf"]
+WAGTAILDOCS_DOCUMENT_FORM_BASE = "blog.document_forms.PdfDocumentForm"
+WAGTAILDOCS_INLINE_CONTENT_TYPES = []
+WAGTAILDOCS_SERVE_METHOD = "serve_view"
 # A long post is thousands of StreamField form fields; Django's default of
 # 1,000 would refuse to save it.
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 50_000

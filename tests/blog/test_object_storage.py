@@ -17,9 +17,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from PIL import Image as PILImage
+from wagtail.documents.models import Document
 from wagtail.images.models import Image
 
 from scripts.support.servers import free_port
+from tests.blog.test_uploads import assert_downloaded, pdf
 
 MOTO_SERVER = Path(sys.executable).with_name("moto_server")
 BUCKET = "blog-media"
@@ -115,3 +117,20 @@ def test_an_uploaded_image_and_its_renditions_live_in_the_bucket(admin_client, b
         assert served.read(12)[8:12] == b"WEBP"
     keys = {item["Key"] for item in bucket.list_objects_v2(Bucket=BUCKET)["Contents"]}
     assert rendition.file.name in keys
+
+
+@pytest.mark.django_db
+def test_a_document_in_the_bucket_is_served_by_the_site_as_an_attachment(
+    admin_client, client, bucket
+):
+    admin_client.post(
+        reverse("wagtaildocs:add"),
+        {"title": "paper", "file": SimpleUploadedFile("paper.pdf", pdf())},
+    )
+    document = Document.objects.get()
+
+    # Not a redirect to the bucket, which would send it to be shown inline.
+    response = client.get(document.url)
+
+    assert document.url == f"/documents/{document.pk}/paper.pdf"
+    assert_downloaded(response, pdf())

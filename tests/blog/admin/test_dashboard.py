@@ -10,11 +10,11 @@ from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
-from wagtail.models import Page, Revision
+from wagtail.models import GroupPagePermission, Page, Revision
 
 from blog.models import BodyCheck, PostPage
 from tests.blog.admin.editing import edit_url, html_of
-from tests.factories import PostPageFactory
+from tests.factories import PostPageFactory, SeriesPageFactory
 
 # The whole dashboard, as measured: Wagtail's own (session, user, permissions,
 # site summary, its panels) about twenty, the writing panel thirteen at most
@@ -343,4 +343,128 @@ def test_dashboard_queries_do_not_grow_with_the_number_of_posts(
     assert len(rows(panel, "writing-updated")) == shown
     assert len(finding_rows(panel, "writing-links")) == shown
     assert len(finding_rows(panel, "writing-formulas")) == shown
+    assert panel.find(id="writing-formulas").get_text() == f"有错误的公式（{posts}）"
+
+
+@pytest.fixture
+def notes(home):
+    return SeriesPageFactory(parent=home, title="笔记", slug="notes")
+
+
+@pytest.fixture
+def notes_editor(django_user_model, notes):
+    """An editor who may add and edit pages under /notes/ only."""
+    group = Group.objects.create(name="笔记编辑")
+    group.permissions.add(Permission.objects.get(codename="access_admin"))
+    for codename in ("add_page", "change_page"):
+        GroupPagePermission.objects.create(
+            group=group,
+            page=notes,
+            permission=Permission.objects.get(codename=codename),
+        )
+    user = django_user_model.objects.create_user("notes", "n@example.com", "pw")
+    user.groups.add(group)
+    return user
+
+
+def make_section(section, name):
+    """Give ``section`` a draft, a live post with an unpublished revision, a
+    scheduled post, a live post, a broken link and a bad formula, and a page
+    saved before bodies were checked; each titled after ``name``."""
+    make_draft(section, f"{name}的草稿", minutes_ago=5)
+    changed = make_live(section, f"{name}的文章", datetime.date(2020, 3, 1))
+    changed.title = f"{name}未发布的修改"
+    changed.save_revision()
+    scheduled = PostPageFactory(parent=section, title=f"{name}的定时文章", live=False)
+    scheduled.go_live_at = timezone.now() + datetime.timedelta(days=1)
+    scheduled.save_revision().publish()
+    gone = PostPageFactory(parent=section, title=f"{name}将删除")
+    post_with_body(
+        section,
+        f"{name}有问题的文章",
+        [
+            block(
+                "paragraph",
+                f'<p><a linktype="page" id="{gone.pk}">{name}坏链接</a></p>',
+            ),
+            block("math", {"tex": f"\\frac{{{name}", "label": ""}),
+        ],
+    )
+    gone.delete()
+    old = PostPageFactory(parent=section, title=f"{name}的老文章")
+    BodyCheck.objects.filter(pk=old.pk).delete()
+
+
+def test_an_editor_sees_only_the_pages_they_may_edit(
+    client, notes_editor, notes, series
+):
+    make_section(notes, "笔记")
+    make_section(series, "CUDA")
+    client.force_login(notes_editor)
+
+    response = client.get(reverse("wagtailadmin_home"))
+
+    panel = writing_panel(response)
+    # The revision over the live post is the latest edit.
+    assert [title for title, _, _ in rows(panel, "writing-drafts")] == [
+        "笔记未发布的修改",
+        "笔记的草稿",
+    ]
+    assert [title for title, _, _ in rows(panel, "writing-scheduled")] == [
+        "笔记的定时文章"
+    ]
+    assert "笔记未发布的修改" in [t for t, _, _ in rows(panel, "writing-updated")]
+    assert [text for _, _, text, _ in finding_rows(panel, "writing-links")] == [
+        "笔记坏链接"
+    ]
+    assert panel.find(id="writing-links").get_text() == "失效的内部链接（1）"
+    assert [text for _, _, text, _ in finding_rows(panel, "writing-formulas")] == [
+        "\\frac{笔记"
+    ]
+    assert panel.find(id="writing-formulas").get_text() == "有错误的公式（1）"
+    assert "另有 1 个页面" in panel.find(id="writing-unchecked").get_text()
+    assert "CUDA" not in response.content.decode()
+
+
+def test_a_superuser_sees_the_pages_of_every_section(admin_client, notes, series):
+    make_section(notes, "笔记")
+    make_section(series, "CUDA")
+
+    panel = writing_panel(admin_client.get(reverse("wagtailadmin_home")))
+
+    drafts = {title for title, _, _ in rows(panel, "writing-drafts")}
+    assert drafts == {
+        "笔记的草稿",
+        "笔记未发布的修改",
+        "CUDA的草稿",
+        "CUDA未发布的修改",
+    }
+    assert {t for _, _, t, _ in finding_rows(panel, "writing-links")} == {
+        "笔记坏链接",
+        "CUDA坏链接",
+    }
+    assert panel.find(id="writing-formulas").get_text() == "有错误的公式（2）"
+    assert "另有 2 个页面" in panel.find(id="writing-unchecked").get_text()
+
+
+@pytest.mark.parametrize("posts", [5, 50])
+def test_an_editors_dashboard_queries_do_not_grow_with_the_number_of_posts(
+    client, notes_editor, notes, series, posts, django_assert_max_num_queries
+):
+    make_site(notes, posts)
+    make_site(series, posts, start=posts)
+    client.force_login(notes_editor)
+    client.get(reverse("wagtailadmin_home"))  # warm caches: content types, site
+
+    # As for an editor of every page: the editable pages are a subquery of
+    # each list's query, read from the group permissions Wagtail loads anyway.
+    with django_assert_max_num_queries(QUERY_LIMIT):
+        response = client.get(reverse("wagtailadmin_home"))
+
+    panel = writing_panel(response)
+    shown = min(posts, 8)
+    assert len(rows(panel, "writing-drafts")) == shown
+    assert len(rows(panel, "writing-scheduled")) == shown
+    assert len(finding_rows(panel, "writing-links")) == shown
+    assert panel.find(id="writing-links").get_text() == f"失效的内部链接（{posts}）"
     assert panel.find(id="writing-formulas").get_text() == f"有错误的公式（{posts}）"
