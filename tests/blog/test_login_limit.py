@@ -41,3 +41,27 @@ def test_one_locked_username_does_not_lock_another(client, editor, django_user_m
     for _ in range(5):
         log_in(client, "editor", "wrong")
     assert log_in(client, "other", PASSWORD).status_code == 302
+
+
+def test_behind_the_proxy_a_guesser_locks_out_only_their_own_address(
+    client, editor, settings
+):
+    settings.TRUSTED_PROXIES = ["127.0.0.1"]
+
+    def through_proxy(reader, password, forged=""):
+        return client.post(
+            reverse("wagtailadmin_login"),
+            {"username": "editor", "password": password},
+            REMOTE_ADDR="127.0.0.1",
+            HTTP_X_FORWARDED_FOR=f"{forged}, {reader}" if forged else reader,
+        )
+
+    # Rewriting the header each time changes nothing: the proxy appended the
+    # address it saw last.
+    for n in range(5):
+        through_proxy("203.0.113.66", "wrong", forged=f"192.0.2.{n}")
+    assert through_proxy("203.0.113.66", PASSWORD, forged="192.0.2.9").status_code == (
+        429
+    )
+    # The editor, behind the same proxy, still logs in.
+    assert through_proxy("198.51.100.2", PASSWORD).status_code == 302
