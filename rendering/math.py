@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from pathlib import Path
 
-from py_mini_racer import JSTimeoutException, MiniRacer
+from py_mini_racer import JSEvalException, MiniRacer
 
 from .cache import memoize, prefetch
 
@@ -331,8 +331,11 @@ def _katex(
     )
     try:
         result = str(_get_engine().eval(call, timeout=TIMEOUT_SECONDS))
-    except JSTimeoutException:
-        # V8 terminated the script; the context stays usable for the next formula.
+    except JSEvalException:
+        # The wrapper answers KaTeX's own errors itself: what reaches here is
+        # V8 stopping the script as its time ran out (JSTimeoutException, or
+        # JSTerminatedException when it stops mid-call) or at an engine limit.
+        # The context stays usable for the next formula.
         raise MathError(timeout_message(TIMEOUT_SECONDS), tex) from None
     if result.startswith("big:"):
         return "err:" + too_large_message(max_bytes or 0, result == "big:parts")
