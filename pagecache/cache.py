@@ -96,13 +96,14 @@ def tokens_read_once() -> Iterator[None]:
         _read_tokens.reset(reset)
 
 
-def current_tokens(cache, keys: list[str], *, mint: bool = True) -> list[str | None]:
+def current_tokens(cache, keys: list[str], minted: set | None = None) -> list[str]:
     """Return the current token under each key, minting the missing ones.
 
-    With ``mint=False`` a missing token is None and nothing is stored: a
-    lookup of a path nothing was kept for (a made-up one, a 404) leaves no
-    trace in the cache. Tokens expire after ``PAGE_CACHE_TOKEN_SECONDS``;
-    what was kept under an expired one is orphaned, never served again.
+    The keys of the tokens this call minted are added to ``minted``, when
+    given: a request whose page turns out not to be kept (a 404, say) takes
+    its path's token back (``forget_tokens``), so made-up paths leave nothing
+    behind. Tokens expire after ``token_seconds()``; what was kept under an
+    expired one is orphaned, never served again.
     """
     read = _read_tokens.get()
     if read is None:
@@ -112,15 +113,21 @@ def current_tokens(cache, keys: list[str], *, mint: bool = True) -> list[str | N
     for key in unread:
         token = found.get(key)
         if token is None:
-            if not mint:
-                continue
             # add() keeps the first token two processes race to mint. A cache
             # too busy to answer gets a token of this request's own: its copy
             # is stored under a key no later request asks for.
-            cache.add(key, secrets.token_hex(8), timeout=token_seconds())
+            added = cache.add(key, secrets.token_hex(8), timeout=token_seconds())
+            if added and minted is not None:
+                minted.add(key)
             token = cache.get(key) or secrets.token_hex(8)
         read[key] = token
-    return [read.get(key) for key in keys]
+    return [read[key] for key in keys]
+
+
+def forget_tokens(keys) -> None:
+    """Delete these tokens: what was kept under them is orphaned, as by a purge."""
+    if keys:
+        _delete_tokens(sorted(keys))
 
 
 def token_seconds() -> int:

@@ -12,6 +12,7 @@ from config.compression import accepted_encoding
 from pagecache.cache import (
     current_tokens,
     digest,
+    forget_tokens,
     page_cache,
     path_token_key,
     purges_pending,
@@ -59,10 +60,14 @@ class PageCacheMiddleware:
         if timeout <= 0 or not self.is_cacheable_request(request) or purges_pending():
             return self.get_response(request)
         cache = page_cache()
+        minted = set()
         try:
             site = find_site(request)
-            key = self.key_for(cache, request, site, mint=False)
-            stored = cache.get(key) if key else None
+            if site is None:  # Wagtail serves nothing here either
+                return self.get_response(request)
+            # Read before rendering: a purge made meanwhile orphans the copy.
+            key = self.key_for(cache, request, site, minted)
+            stored = cache.get(key)
         except DisallowedHost:
             return self.get_response(request)  # refused below, by CommonMiddleware
         except Exception:
@@ -73,7 +78,13 @@ class PageCacheMiddleware:
 
         response = self.get_response(request)
         lifetime = self.lifetime(request, timeout)
-        if site and lifetime > 0 and self.is_cacheable_response(response):
+        if not (lifetime > 0 and self.is_cacheable_response(response)):
+            # Nothing kept. A path token this request made for a path that is
+            # no page (a 404, a redirect) is taken back, so made-up paths
+            # leave nothing in the cache; a page's stays, for its renders.
+            if response.status_code != 200:
+                self.forget_path_token(request, minted)
+        else:
             if not response.has_header("Last-Modified"):
                 response["Last-Modified"] = http_date()
             stored = {
@@ -90,11 +101,18 @@ class PageCacheMiddleware:
                 "csp_replace": getattr(response, "_csp_replace", None),
             }
             try:
-                cache.set(self.key_for(cache, request, site), stored, lifetime)
+                cache.set(key, stored, lifetime)
             except Exception:
                 logger.warning("Could not store a page", exc_info=True)
         response["X-Page-Cache"] = "miss"
         return response
+
+    @staticmethod
+    def forget_path_token(request, minted: set) -> None:
+        try:
+            forget_tokens(minted & {path_token_key(request.path_info)})
+        except Exception:
+            logger.warning("Could not forget a path's token", exc_info=True)
 
     @staticmethod
     def is_cacheable_request(request) -> bool:
@@ -134,7 +152,7 @@ class PageCacheMiddleware:
         return not control & {"private", "no-store", "no-cache"}
 
     @staticmethod
-    def key_for(cache, request, site, *, mint: bool = True) -> str | None:
+    def key_for(cache, request, site, minted: set | None = None) -> str:
         """Return the key of this request's variant of its page.
 
         The variant is the Wagtail site that serves it (not the Host header:
@@ -142,14 +160,12 @@ class PageCacheMiddleware:
         within the application (not ``SCRIPT_NAME``, which purges do not
         know), the normalised query (``pagecache.query``), and whether the
         client takes Brotli, gzip or neither (the compression middleware below
-        decides by that alone for the requests cached here). Without
-        ``mint``, None when nothing was ever kept for the path.
+        decides by that alone for the requests cached here). The keys of the
+        tokens it minted go into ``minted``.
         """
         path = request.path_info
         keys = [site_token_key(), path_token_key(path)]
-        site_token, page = current_tokens(cache, keys, mint=mint)
-        if site_token is None or page is None:
-            return None
+        site_token, page = current_tokens(cache, keys, minted)
         encoding = accepted_encoding(request)
         query = normalised_query(request.GET)
         variant = digest(f"{site.pk}\n{path}?{query}\n{encoding}")

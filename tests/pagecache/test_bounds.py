@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from blog.models import PostPage
-from pagecache.cache import page_cache, path_token_key
+from pagecache.cache import page_cache, path_token_key, purge_paths
 from tests.factories import PostPageFactory, SeriesPageFactory
 from tests.search.posts import make_post
 
@@ -104,3 +104,26 @@ def test_a_kept_search_expires_with_the_results_page(home, settings):
     assert search_queries("warp") == 0
     time.sleep(1.5)
     assert search_queries("warp") >= 1
+
+
+def test_a_page_rendered_while_it_is_purged_is_not_served_afterwards(
+    client, home, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The first copy of a path (no token yet) is keyed before it is rendered, so
+    a purge made meanwhile (an editor publishing) orphans it."""
+    post = PostPageFactory(parent=home, title="渲染中被清除", slug="racing")
+    serve = PostPage.serve
+    purged = []
+
+    def serve_while_purged(page, request, *args, **kwargs):
+        response = serve(page, request, *args, **kwargs)
+        if not purged:
+            with django_capture_on_commit_callbacks(execute=True):
+                purge_paths([post.url])
+            purged.append(True)
+        return response
+
+    monkeypatch.setattr(PostPage, "serve", serve_while_purged)
+    assert client.get(post.url)["X-Page-Cache"] == "miss"
+    assert client.get(post.url)["X-Page-Cache"] == "miss"  # the racing copy is gone
+    assert client.get(post.url)["X-Page-Cache"] == "hit"
