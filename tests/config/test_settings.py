@@ -116,24 +116,29 @@ def test_production_without_redis_renders_math_once_for_every_process(tmp_path):
     assert render() == "0 True"  # the next one reads what it stored
 
 
-def test_production_passes_the_deployment_checks_with_no_warning(tmp_path):
+def production_env(tmp_path) -> dict[str, str]:
+    """Return an environment for the production settings, none of this one's own."""
     clean = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("SECURE_", "DJANGO_SETTINGS"))
+        if not k.startswith(("SECURE_", "DJANGO_SETTINGS", "FORWARDED_ALLOW_IPS"))
     }
+    return {
+        **clean,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": "a-production-key-" + "x" * 50,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "ALLOWED_HOSTS": "blog.example.com",
+        "PAGE_CACHE_DIR": str(tmp_path / "pages"),
+        "RENDER_CACHE_DIR": str(tmp_path / "renders"),
+    }
+
+
+def test_production_passes_the_deployment_checks_with_no_warning(tmp_path):
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT,
-        env={
-            **clean,
-            "DJANGO_SETTINGS_MODULE": "config.settings.production",
-            "SECRET_KEY": "a-production-key-" + "x" * 50,
-            "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
-            "ALLOWED_HOSTS": "blog.example.com",
-            "PAGE_CACHE_DIR": str(tmp_path / "pages"),
-            "RENDER_CACHE_DIR": str(tmp_path / "renders"),
-        },
+        env=production_env(tmp_path),
         capture_output=True,
         text=True,
         check=False,
@@ -166,13 +171,7 @@ def test_production_believes_no_forwarded_header_of_its_own(tmp_path):
     result = subprocess.run(  # noqa: S603
         [sys.executable, "-c", f"import django; django.setup(); {script}"],
         cwd=ROOT,
-        env={
-            **{k: v for k, v in os.environ.items() if k != "FORWARDED_ALLOW_IPS"},
-            "DJANGO_SETTINGS_MODULE": "config.settings.production",
-            "SECRET_KEY": "a-production-key-" + "x" * 50,
-            "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
-            "ALLOWED_HOSTS": "blog.example.com",
-        },
+        env=production_env(tmp_path),
         capture_output=True,
         text=True,
         check=True,
