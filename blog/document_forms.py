@@ -6,10 +6,12 @@ registry ready.
 
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
+from django.forms.utils import ErrorList
 from wagtail.documents.forms import BaseDocumentForm
 
 # Every PDF starts with its header, "%PDF-" and the version (ISO 32000-1, 7.5.2).
 PDF_SIGNATURE = b"%PDF-"
+NOT_PDF = "not_pdf"
 
 
 class PdfDocumentForm(BaseDocumentForm):
@@ -29,7 +31,18 @@ class PdfDocumentForm(BaseDocumentForm):
             if head != PDF_SIGNATURE:
                 raise ValidationError(
                     "「%(name)s」的内容不是 PDF，只能上传 PDF 文档。",
-                    code="not_pdf",
+                    code=NOT_PDF,
                     params={"name": file.name},
                 )
         return file
+
+    def full_clean(self):
+        super().full_clean()
+        # The model's own check of the extension then finds no file and adds
+        # 'file extension "" is not allowed' beside the real reason: say one.
+        errors = self.errors.get("file")
+        if errors is None:
+            return
+        reasons = [error for error in errors.as_data() if error.code == NOT_PDF]
+        if reasons:
+            self.errors["file"] = ErrorList(reasons)

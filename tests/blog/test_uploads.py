@@ -133,6 +133,8 @@ def test_html_named_pdf_is_refused_with_a_message(admin_client, way):
 
     assert response.status_code == 200
     assert NOT_A_PDF in shown
+    # The one reason, not also a complaint about an empty extension.
+    assert "扩展" not in shown
     assert not Document.objects.exists()
 
 
