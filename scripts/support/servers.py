@@ -12,6 +12,8 @@ soak and the scale-out tests an empty database of their own.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
 import socket
@@ -59,6 +61,23 @@ def manage(env: dict[str, str], *args: str) -> str:
             f"manage.py {' '.join(args)} failed:\n{result.stdout}{result.stderr}"
         )
     return result.stdout
+
+
+def collect_static(env: dict[str, str]) -> None:
+    """Run ``collectstatic`` into the project's one STATIC_ROOT, one caller at a time.
+
+    Test workers and scripts running side by side would otherwise write and
+    compress the same files at once, and one of them read a file another
+    was replacing.
+    """
+    digest = hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]
+    lock = Path(tempfile.gettempdir()) / f"blog-collectstatic-{digest}.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            manage(env, "collectstatic", "--noinput", "--verbosity", "0")
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
 
 
 @contextmanager
@@ -164,7 +183,7 @@ class DemoServer:
             for vault, parent in self.imports:
                 self.manage("import_markdown", str(vault), "--parent", parent)
             if self.collectstatic:
-                self.manage("collectstatic", "--noinput", "--verbosity", "0")
+                collect_static(self.env)
             port = free_port()
             self.url = f"http://127.0.0.1:{port}"
             self.log = (self.folder / "server.log").open("w")

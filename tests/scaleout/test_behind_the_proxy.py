@@ -20,6 +20,7 @@ from scripts.support.servers import (
     DROPPED_ENV,
     GUNICORN,
     ROOT,
+    collect_static,
     free_port,
     manage,
     wait_until_serving,
@@ -51,7 +52,7 @@ def env(tmp_path_factory):
         SECURE_SSL_REDIRECT="false",
     )
     manage(env, "migrate", "--noinput", "-v", "0")
-    manage(env, "collectstatic", "--noinput", "-v", "0")
+    collect_static(env)
     manage(
         env,
         "shell",

@@ -30,6 +30,7 @@ from scripts.support.servers import (
     DROPPED_ENV,
     GUNICORN,
     ROOT,
+    collect_static,
     free_port,
     fresh_postgres_database,
     manage,
@@ -105,7 +106,7 @@ def site(tmp_path_factory):
 
 def fill(env: dict[str, str], vault: Path) -> dict[str, str]:
     manage(env, "migrate", "--noinput", "-v", "0")
-    manage(env, "collectstatic", "--noinput", "-v", "0")
+    collect_static(env)
     manage(env, "import_markdown", str(vault), "--no-progress")
     # Every cache emptied: what the import rendered, and the image sizes.
     manage(env, "shell", "-c", EMPTY_CACHES)

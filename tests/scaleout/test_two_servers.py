@@ -22,6 +22,7 @@ from scripts.support.servers import (
     DROPPED_ENV,
     GUNICORN,
     ROOT,
+    collect_static,
     free_port,
     fresh_postgres_database,
     manage,
@@ -128,7 +129,7 @@ def server_env(database_url, s3_url, redis_port):
 def prepare(env):
     """Fill the shared database: the demo blog, an editor and one draft."""
     manage(env, "migrate", "--noinput", "-v", "0")
-    manage(env, "collectstatic", "--noinput", "-v", "0")
+    collect_static(env)
     manage(env, "load_demo", "-v", "0")
     manage(
         env,
