@@ -63,15 +63,15 @@ class PageCacheMiddleware:
         minted = set()
         try:
             site = find_site(request)
-            if site is None:  # Wagtail serves nothing here either
-                return self.get_response(request)
             # Read before rendering: a purge made meanwhile orphans the copy.
-            key = self.key_for(cache, request, site, minted)
-            stored = cache.get(key)
+            key = self.key_for(cache, request, site, minted) if site else None
+            stored = cache.get(key) if key else None
         except DisallowedHost:
-            return self.get_response(request)  # refused below, by CommonMiddleware
+            site = None  # refused below, by CommonMiddleware
         except Exception:
             logger.warning("Page cache unavailable", exc_info=True)
+            site = None
+        if site is None:  # nothing to key the page by: Wagtail serves none here
             return self.get_response(request)
         if stored is not None:
             return self.answer(request, stored)
