@@ -18,8 +18,16 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": DEMO_SERVER_DIR / "db.sqlite3",
-        # A throwaway database: skip the fsyncs that make migrating slow.
-        "OPTIONS": {"init_command": "PRAGMA synchronous=OFF;"},
+        "OPTIONS": {
+            # A throwaway database: skip the fsyncs that make migrating slow.
+            "init_command": "PRAGMA synchronous=OFF;",
+            # The server's threads write at once (an autosave beside a
+            # publish): take the write lock when a transaction starts, and
+            # wait for it, instead of failing with "database is locked" when
+            # a transaction that read first cannot upgrade.
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 30,
+        },
     }
 }
 STORAGES = {
