@@ -38,11 +38,13 @@ def _render_math(
     display = token.type != "math_inline"
     left = env["math_bytes"]
     rendered = render_math_safe(token.content, display)
-    if len(rendered.encode()) > left:
+    size = len(rendered.encode())
+    if size > left:
         limit = env["max_math_bytes"]
         message = f"Formula too large: the comment's formulas exceed {limit:,} bytes"
         rendered = math_error_html(token.content, message, display)
-    env["math_bytes"] = max(0, left - len(rendered.encode()))
+        size = len(rendered.encode())
+    env["math_bytes"] = max(0, left - size)
     if not display:
         return rendered
     return f'<span class="math-display">{rendered}</span>'
