@@ -116,12 +116,22 @@ def admin_page(browser, demo_server, editor_login):
         context.close()
 
 
+AUTOSAVE_EVENTS = """for (const name of ["error", "deactivated"]) {
+    document.addEventListener(`w-autosave:${name}`, (event) => {
+        (window.autosaveEvents ||= []).push(`${name}: ${event.detail.text || event.detail.error}`);
+    });
+}"""
+
+
 class Autosaves:
     """The form data of Wagtail's autosave requests, as the server answered them."""
 
-    def __init__(self, page):
+    def __init__(self, page, server):
         self.page = page
+        self.server = server
         self.posted = []
+        self.answers = []
+        page.add_init_script(AUTOSAVE_EVENTS)
         page.on("requestfinished", self.on_finished)
 
     def on_finished(self, request):
@@ -129,15 +139,28 @@ class Autosaves:
             self.posted.append(
                 (request.post_data_buffer or b"").decode(errors="replace")
             )
+            response = request.response()
+            self.answers.append(response.status if response else None)
 
-    def wait_for(self, source, timeout=15_000):
+    def wait_for(self, source, timeout=45_000):
+        # Under CI's load (two test workers and this server on two cores) one
+        # autosave has been seen to take seconds; a retry waits 2, 4, 8 s.
         # A browser posts a textarea's line breaks as CR LF.
         posted = source.replace("\n", "\r\n")
         deadline = timeout
         while not any(posted in body for body in self.posted):
-            assert deadline > 0, "no autosave carried the source"
+            assert deadline > 0, self.why_not()
             self.page.wait_for_timeout(250)
             deadline -= 250
+
+    def why_not(self):
+        """What the autosave did instead, and the server's log, for the failure."""
+        events = self.page.evaluate("() => window.autosaveEvents || []")
+        return (
+            f"no autosave carried the source; {len(self.posted)} autosaves "
+            f"answered {self.answers}; the autosave reported {events}; "
+            f"the server's log ends:\n{self.server.server_log()[-2500:]}"
+        )
 
 
 def source_of(page, name="body-0-value-code"):
@@ -154,7 +177,7 @@ def test_an_editor_writes_cuda_with_tab_indents_and_saves_it_exactly(
 ):
     _, home_id = draft_with_code
     page, problems = admin_page()
-    autosave = Autosaves(page)
+    autosave = Autosaves(page, demo_server)
     open_editor(page, f"/admin/pages/add/blog/postpage/{home_id}/")
     page.fill("#id_title", "CUDA 代码编辑器")
     page.locator("#body-root button.c-sf-add-button").first.click()
