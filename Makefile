@@ -44,13 +44,19 @@ demo: migrate ## Load the demo blog (idempotent)
 # The admin's links (and the login printed) point where the server listens.
 ADMIN_URL = $${WAGTAILADMIN_BASE_URL:-http://$(HOST):$(PORT)}
 
-run: demo ## Set everything up and serve the demo on http://127.0.0.1:8000
-	WAGTAILADMIN_BASE_URL=$(ADMIN_URL) $(PY) manage.py ensure_admin
-	WAGTAILADMIN_BASE_URL=$(ADMIN_URL) $(PY) manage.py runserver $(HOST):$(PORT)
+# honcho runs the processes of a Procfile together; Ctrl+C stops them all.
+HONCHO = PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/honcho
 
-serve: install ## Serve with gunicorn and production settings (needs SECRET_KEY, DATABASE_URL, ALLOWED_HOSTS)
+run: demo ## Set everything up and serve the demo on http://127.0.0.1:8000, with a task worker
+	WAGTAILADMIN_BASE_URL=$(ADMIN_URL) $(PY) manage.py ensure_admin
+	WAGTAILADMIN_BASE_URL=$(ADMIN_URL) HOST=$(HOST) $(HONCHO) -f Procfile.dev start --port $(PORT)
+
+# Task workers beside gunicorn under `make serve`.
+TASK_WORKERS ?= 1
+
+serve: install ## Serve with gunicorn, task workers and production settings (needs SECRET_KEY, DATABASE_URL, ALLOWED_HOSTS)
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	DJANGO_SETTINGS_MODULE=config.settings.production BIND=$(HOST):$(PORT) $(VENV)/bin/gunicorn -c config/gunicorn.py config.wsgi
+	DJANGO_SETTINGS_MODULE=config.settings.production BIND=$(HOST):$(PORT) $(HONCHO) -f Procfile start --concurrency worker=$(TASK_WORKERS)
 
 test: install system ## Run the test suite (extra pytest options: PYTEST_ARGS="-m 'not e2e'")
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)

@@ -1,20 +1,22 @@
-"""Render what readers will ask for before they come.
+"""Render what readers will ask for before they come, on the task workers.
 
 A reader's request renders only what its budget allows (``config/budget.py``);
-the rest is made here, outside any request: a page's body (math, code,
-headings, and the renditions of its images) and a post's feed entry, kept in
-the render cache, and every rendition the templates show of an image.
+the rest is made here, by tasks a worker runs (``manage.py db_worker``;
+``background/``): a page's body (math, code, headings, and the renditions of
+its images) and a post's feed entry, kept in the render cache, and every
+rendition the templates show of an image.
 
-- When a page is published, or an image saved, a task is enqueued after the
-  transaction commits (``django_tasks``; with the default immediate backend
-  it runs in the process that saved, once the change is committed).
-- ``import_markdown`` collects what it touched (``collected()``) and warms it
-  once at its end.
-- ``manage.py warm_cache`` warms the whole site: after a deploy or a flush of
-  Redis. gunicorn starts it beside the workers (``config/gunicorn.py``).
+- When a page is published, or an image saved, a task is queued once the
+  transaction commits; an editor's publish runs ahead of bulk work.
+- ``import_markdown`` collects what it touched (``collected()``) and queues
+  it at its end (``enqueue``): a task per image, a task per few pages, so
+  that any number of workers share them.
+- ``manage.py warm_cache`` warms the whole site in its own process: after a
+  deploy or a flush of Redis. gunicorn starts it beside the workers
+  (``config/gunicorn.py``).
 
 Rendering is by content hash, so warming what is warm already costs a cache
-read per body.
+read per body; every task can run twice.
 """
 
 from __future__ import annotations
@@ -27,11 +29,11 @@ from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 from django.db import transaction
-from django_tasks import task
 from wagtail.images import get_image_model
 from wagtail.images.shortcuts import get_renditions_or_not_found
 from wagtail.models import Page
 
+from background.retry import retried
 from blog.models import PostPage, SeriesPage
 from blog.site_urls import root_url_of
 from blog.templatetags.picture_tags import picture_specs
@@ -40,6 +42,12 @@ logger = logging.getLogger(__name__)
 
 # Posts whose feed entries are rendered in one go (one query loads them).
 FEED_BATCH = 20
+# Pages one queued task renders: enough to share the cost of a task's start,
+# few enough that two workers share an import's pages evenly.
+PAGE_BATCH = 5
+# An editor's publish or upload runs before the bulk work of an import.
+EDITOR_PRIORITY = 10
+BULK_PRIORITY = 0
 
 
 @dataclass
@@ -72,12 +80,16 @@ def warm(
     pages: Iterable[int] = (),
     images: Iterable[int] = (),
     progress: Callable[[int, int, str], None] | None = None,
+    *,
+    failures: list[str] | None = None,
 ) -> int:
     """Render the pages and images of these ids; return how many were warmed.
 
     ``progress(done, total, label)`` is told of each. One that fails is logged
-    and skipped: warming is an optimisation, never a reason to fail a save.
+    and skipped (and named in ``failures``): warming is an optimisation,
+    never a reason to fail a save.
     """
+    failures = [] if failures is None else failures
     pages = set(pages)
     posts = PostPage.objects.live().filter(pk__in=pages).order_by("-date", "-pk")
     found = [*posts, *SeriesPage.objects.live().filter(pk__in=pages)]
@@ -89,8 +101,9 @@ def warm(
                 warm_page(item)
             else:
                 warm_image(item)
-        except Exception:
+        except Exception as error:
             logger.exception("Could not warm %r", item)
+            failures.append(f"{item!r}: {error!r}")
         else:
             warmed += 1
         if progress is not None:
@@ -99,8 +112,9 @@ def warm(
     for start in range(0, len(feed_posts), FEED_BATCH):
         try:
             warm_feed_entries(feed_posts[start : start + FEED_BATCH])
-        except Exception:
+        except Exception as error:
             logger.exception("Could not warm feed entries")
+            failures.append(f"feed entries: {error!r}")
     return warmed
 
 
@@ -127,10 +141,38 @@ def warm_image(image_id: int) -> None:
         get_renditions_or_not_found(image, picture_specs(image))
 
 
-@task()
+@retried()
 def warm_task(pages: list[int], images: list[int]) -> int:
-    """Warm these pages and images (``warm``), as a task."""
-    return warm(pages, images)
+    """Warm these pages and images (``warm``), as a task.
+
+    What could not be warmed fails the task, after the rest is done: it is
+    run again later, and listed in the admin if it keeps failing.
+    """
+    failures = []
+    warmed = warm(pages, images, failures=failures)
+    if failures:
+        raise WarmingFailed("; ".join(failures))
+    return warmed
+
+
+class WarmingFailed(Exception):
+    """Some of a task's pages or images could not be rendered."""
+
+
+def enqueue(pages: Iterable[int] = (), images: Iterable[int] = ()) -> list[str]:
+    """Queue the warming of these pages and images as bulk work; return the ids.
+
+    A task per image (its renditions are the costly part) and one per
+    ``PAGE_BATCH`` pages, so that workers share them.
+    """
+    bulk = warm_task.using(priority=BULK_PRIORITY)
+    pages, images = sorted(set(pages)), sorted(set(images))
+    results = [bulk.enqueue([], [image]) for image in images]
+    results += [
+        bulk.enqueue(pages[start : start + PAGE_BATCH], [])
+        for start in range(0, len(pages), PAGE_BATCH)
+    ]
+    return [str(result.id) for result in results]
 
 
 def _enqueue(pages: list[int] = (), images: list[int] = ()) -> None:
@@ -139,9 +181,10 @@ def _enqueue(pages: list[int] = (), images: list[int] = ()) -> None:
         noted.pages.update(pages)
         noted.images.update(images)
         return
-    # After the commit: a task run elsewhere must find the change, and a
-    # rolled back change is not warmed.
-    transaction.on_commit(lambda: warm_task.enqueue(list(pages), list(images)))
+    # After the commit: the worker must find the change, and a rolled back
+    # change is not warmed.
+    first = warm_task.using(priority=EDITOR_PRIORITY)
+    transaction.on_commit(lambda: first.enqueue(list(pages), list(images)))
 
 
 def _on_publish(sender, instance, **kwargs):

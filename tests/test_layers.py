@@ -8,7 +8,8 @@ The layers, from the bottom:
 
     rendering             pure library: no other first-party package, no models
     config                wiring; only settings, urls and wsgi see the apps
-    pagecache, search     infrastructure: rendering and config only
+    pagecache, search,    infrastructure: rendering and config only
+    background
     blog                  the content; series holds only its old migrations
     vault                 Markdown in and out: the content and below
     comments              readers' comments on posts: the content and below
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NAMESPACES = ("scripts",)
 
 LIBRARIES = {"rendering", "config"}
-INFRASTRUCTURE = LIBRARIES | {"pagecache", "search"}
+INFRASTRUCTURE = LIBRARIES | {"pagecache", "search", "background"}
 APPS = INFRASTRUCTURE | {"series", "blog", "vault", "comments"}
 # The first-party packages each package may import (besides itself).
 ALLOWED = {
@@ -38,6 +39,7 @@ ALLOWED = {
     "config": {"rendering"},
     "pagecache": LIBRARIES,
     "search": LIBRARIES,
+    "background": LIBRARIES,
     "series": set(),
     "blog": INFRASTRUCTURE,
     "vault": INFRASTRUCTURE | {"blog"},

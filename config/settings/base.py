@@ -30,6 +30,8 @@ INSTALLED_APPS = [
     "search",
     "pagecache",
     "comments",
+    "background",
+    "django_tasks_db",
     "django_comments_xtd",
     "django_comments",
     "wagtail.contrib.forms",
@@ -208,6 +210,16 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The web server and a task worker write at once: readers go on while one
+    # writes (WAL), a transaction takes the write lock when it starts rather
+    # than fail with "database is locked" when it cannot upgrade a read, and
+    # waits up to 20 s for it.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        transaction_mode="IMMEDIATE",
+        timeout=20,
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend, waiting out a database restart (config/postgresql/).
     DATABASES["default"]["ENGINE"] = "config.postgresql"
@@ -394,10 +406,17 @@ RENDER_BUDGET_SECONDS = float(os.environ.get("RENDER_BUDGET_SECONDS", "5"))
 # to megabytes and seconds; over a bound a formula is an error, as bad LaTeX is.
 MATH_MAX_OUTPUT_BYTES = int(os.environ.get("MATH_MAX_OUTPUT_BYTES", "200000"))
 MATH_TIMEOUT_SECONDS = float(os.environ.get("MATH_TIMEOUT_SECONDS", "1"))
-# Background work after a commit (Wagtail's reference index, blog/warming.py):
-# run in the process that committed, once it has. A deployment with a task
-# worker names its backend here (django_tasks' TASKS setting).
-TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+# Background work (renditions, rendering bodies and feed entries, Wagtail's
+# reference index) is queued in the database and done by `manage.py
+# db_worker` processes (background/, docs/deployment.md). TASKS_BACKEND
+# names another django-tasks backend: "django_tasks.backends.immediate.
+# ImmediateBackend" runs each task in the process that queued it, once its
+# transaction commits (no worker needed, every save waits for its work).
+TASKS = {
+    "default": {
+        "BACKEND": os.environ.get("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")
+    }
+}
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
 LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
 PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/", "/comments/"]

@@ -24,6 +24,9 @@ PAGE_CACHE_PURGE_CHECK_SECONDS = None
 # Off, so a slow test machine never shows a formula as source; the tests of
 # the budget set one (tests/config/test_budget.py).
 RENDER_BUDGET_SECONDS = 0
+# Each task runs as it is queued, once its transaction commits: a test sees
+# its work done. The tests of the queue itself use the database backend.
+TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 

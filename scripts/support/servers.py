@@ -231,3 +231,54 @@ class DemoServer:
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
+
+
+class TaskWorkers:
+    """``count`` task workers (``manage.py db_worker``) beside a server; a context manager.
+
+    They read the queue of the database ``env`` names, as a deployment's
+    workers do; their output goes to ``folder/<name>-<n>.log``.
+    """
+
+    def __init__(
+        self, env: dict[str, str], folder: Path, *, count: int = 1, name="tasks"
+    ):
+        self.env = env
+        self.folder = folder
+        self.count = count
+        self.name = name
+        self.processes: list[subprocess.Popen] = []
+
+    def __enter__(self) -> TaskWorkers:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for number in range(1, self.count + 1):
+            with (self.folder / f"{self.name}-{number}.log").open("w") as log:
+                self.processes.append(
+                    subprocess.Popen(  # noqa: S603
+                        [
+                            PYTHON,
+                            "manage.py",
+                            "db_worker",
+                            "--worker-id",
+                            f"{self.name}-{number}",
+                            "--no-reload",
+                        ],
+                        cwd=ROOT,
+                        env=self.env,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                    )
+                )
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.processes = []

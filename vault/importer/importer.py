@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from wagtail.models import Page
 
+from background.queue import is_queued
 from blog import warming
 from blog.models import PostPage, SeriesPage
 from pagecache.cache import purge_all_at_end
@@ -156,20 +157,23 @@ class Importer(SaveMixin, PlacesMixin):
         return self.report
 
     def _warm(self, touched: warming.Noted) -> None:
-        """Render the pages and images written, so readers never wait for them."""
-        total = len(touched.pages) + len(touched.images)
-        if not total:
+        """Queue the rendering of the pages and images written, for the workers."""
+        if not touched.pages and not touched.images:
             return
-
-        def progress(done: int, count: int, label: str) -> None:
-            if self.progress:
-                self.progress(self._done, len(self.sources), f"渲染 {done}/{count}")
-
-        warmed = warming.warm(touched.pages, touched.images, progress)
-        self.report.notes.append(
-            f"{warmed} pages and images rendered ahead of readers "
-            "(math, code, feed entries, image sizes)"
-        )
+        self.report.queued = warming.enqueue(touched.pages, touched.images)
+        pages, images = len(touched.pages), len(touched.images)
+        if is_queued():
+            self.report.notes.append(
+                f"{pages} pages and {images} images queued for rendering "
+                "(math, code, feed entries, image sizes) on the task workers; "
+                "until they are done readers see them as soon as they are "
+                "rendered (`--wait` follows the work)"
+            )
+        else:
+            self.report.notes.append(
+                f"{pages} pages and {images} images rendered ahead of readers "
+                "(math, code, feed entries, image sizes)"
+            )
 
     def _remote_images_to_save(self) -> list[str]:
         """Return the URLs of the remote images of the files that will be saved."""

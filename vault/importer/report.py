@@ -83,6 +83,8 @@ class Report:
     images_created: int = 0
     redirects_created: int = 0
     files: list[tuple[str, str]] = field(default_factory=list)
+    # The result ids of the rendering queued for the task workers.
+    queued: list[str] = field(default_factory=list)
 
     def record(self, kind: str, outcome: str, path: str) -> None:
         """Count one page or file (``kind`` is POST or SERIES)."""

@@ -14,6 +14,7 @@ from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
 from wagtail.models import Page, Site
 
+from background.queue import Progress, follow, is_queued
 from blog.models import HomePage, SeriesPage
 from vault.importer import Importer
 
@@ -68,6 +69,12 @@ class Command(BaseCommand):
             help="download remote images (![](https://…)) into the media library; "
             "without it they are shown from their URL",
         )
+        parser.add_argument(
+            "--wait",
+            action="store_true",
+            help="after the import, follow the rendering it queued (math, code, "
+            "image sizes) until the task workers have done it",
+        )
         progress = parser.add_mutually_exclusive_group()
         progress.add_argument(
             "--progress",
@@ -113,10 +120,37 @@ class Command(BaseCommand):
             for outcome, label in report.files:
                 self.stdout.write(f"{outcome:>9}  {label}")
         self.stdout.write(report.format())
+        if options["wait"] and report.queued and is_queued():
+            with self.progress_bar(self.show_bar):
+                self.wait_for(report.queued)
         if report.failed:
             raise CommandError(
                 f"{report.failed} of the files failed to import (listed above)."
             )
+
+    def wait_for(self, ids: list[str]) -> None:
+        """Follow the queued tasks ``ids`` until the workers have run them all."""
+        self.stdout.write(f"Waiting for the task workers: {len(ids)} tasks …")
+
+        def tick(now: Progress) -> None:
+            if self.show_bar or now.done in (0, now.total) or now.done % 50 == 0:
+                self.show_progress(now.done, now.total, "渲染")
+
+        def stalled() -> None:
+            self.stderr.write(
+                "No task worker has started a task for a while: is one running? "
+                "Start one with `python manage.py db_worker` (`make run` does); "
+                "Ctrl+C stops waiting, the work stays queued."
+            )
+
+        done = follow(ids, tick, stalled=stalled)
+        if done.failed:
+            self.stderr.write(
+                f"{done.failed} of {done.total} rendering tasks failed; they are "
+                "retried, and listed in the admin under 报告 › 后台任务."
+            )
+        else:
+            self.stdout.write(f"Rendered: {done.total} tasks done.")
 
     def find_parent(self, url_path: str) -> Page:
         """Return the page at ``url_path`` in the default site; it must hold posts."""
