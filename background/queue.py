@@ -32,7 +32,8 @@ def is_queued(alias: str = "default") -> bool:
 
 @dataclass(frozen=True)
 class QueueState:
-    waiting: int
+    waiting: int  # ready to run
+    scheduled: int  # to run later (a retry waiting out its backoff)
     oldest: datetime | None  # when the longest-waiting task was queued
     running: int
     failed: int  # in the last FAILED_KEPT
@@ -57,6 +58,7 @@ def state() -> QueueState | None:
     started = results.exclude(started_at=None).order_by("-started_at")
     return QueueState(
         waiting=ready.count(),
+        scheduled=results.filter(status=TaskResultStatus.READY).count() - ready.count(),
         oldest=oldest.first(),
         running=results.running().count(),
         failed=results.failed()
@@ -64,13 +66,6 @@ def state() -> QueueState | None:
         .count(),
         last_started=started.values_list("started_at", flat=True).first(),
     )
-
-
-def recent_failures(limit: int = 50) -> list[DBTaskResult]:
-    """Return the latest failed runs, newest first."""
-    since = timezone.now() - FAILED_KEPT
-    failed = DBTaskResult.objects.failed().filter(finished_at__gte=since)
-    return list(failed.order_by("-finished_at")[:limit])
 
 
 @dataclass
@@ -120,3 +115,22 @@ def follow(
                 stalled()
                 warned = True
         time.sleep(poll)
+
+
+def failed_runs():
+    """Return the failed runs of the last ``FAILED_KEPT``, newest first."""
+    since = timezone.now() - FAILED_KEPT
+    failed = DBTaskResult.objects.failed().filter(finished_at__gte=since)
+    return failed.order_by("-finished_at")
+
+
+def retried(run: DBTaskResult) -> bool:
+    """Whether the failed ``run`` was queued again (``background.retry``)."""
+    call = run.args_kwargs or {}
+    attempt = (call.get("kwargs") or {}).get("attempt", 1)
+    later = DBTaskResult.objects.filter(
+        task_path=run.task_path,
+        enqueued_at__gte=run.enqueued_at,
+        args_kwargs__kwargs__attempt=attempt + 1,
+    ).values_list("args_kwargs", flat=True)
+    return any(other.get("args") == call.get("args") for other in later)
