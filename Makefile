@@ -92,5 +92,5 @@ check: install ## What CI runs: Django checks, missing migrations, lint, tests
 	$(MAKE) lint
 	$(MAKE) test
 
-clean: ## Remove the virtualenv, node_modules, the built scripts, the SQLite database and media
-	rm -rf $(VENV) node_modules build db.sqlite3 media staticfiles .admin-login test-artifacts
+clean: ## Remove the virtualenv, node_modules, the built scripts, the SQLite database, its caches and media
+	rm -rf $(VENV) node_modules build db.sqlite3 db.sqlite3-shm db.sqlite3-wal .cache media staticfiles .admin-login test-artifacts

@@ -77,3 +77,11 @@ def forwarder():
     yield make
     for forwarder in made:
         forwarder.cut()
+
+
+@pytest.fixture
+def database_queue(db, settings):
+    """The database backend, as deployed: a task waits for a worker (tests/queue.py)."""
+    from tests.queue import DATABASE_QUEUE
+
+    settings.TASKS = DATABASE_QUEUE

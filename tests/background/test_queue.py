@@ -6,7 +6,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from background import queue
-from tests.background.conftest import run_worker
+from tests.queue import run_worker
 from tests.background.tasks import fails_until
 
 

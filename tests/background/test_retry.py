@@ -7,7 +7,7 @@ from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from background.retry import retry_delay
-from tests.background.conftest import run_worker
+from tests.queue import run_worker
 from tests.background.tasks import fails_until, runs
 
 
