@@ -53,7 +53,11 @@ import psycopg  # noqa: E402
 import requests  # noqa: E402
 
 from scripts.bench.server import Gunicorn  # noqa: E402
-from scripts.support.servers import fresh_postgres_database, manage  # noqa: E402
+from scripts.support.servers import (  # noqa: E402
+    TaskWorkers,
+    fresh_postgres_database,
+    manage,
+)
 
 FOLDER = ROOT / ".soak"
 RESULTS = FOLDER / "results.json"
@@ -224,7 +228,12 @@ def soak_on(args, database_url: str) -> dict:
 
     django.setup()
     manage(env, "shell", "-c", EMPTY_CACHES)
-    with Gunicorn(env, FOLDER, name="soak", workers=args.workers) as server:
+    # A task worker beside gunicorn, as deployed: it renders what the
+    # editors publish (and what preparing the site queued).
+    with (
+        TaskWorkers(env, FOLDER, count=1),
+        Gunicorn(env, FOLDER, name="soak", workers=args.workers) as server,
+    ):
         log, fault_log, cold_log = Log(), Log(), Log()
         say(
             f"soak: cold start, {args.clients} clients for {args.cold_duration:.0f} s …"

@@ -417,6 +417,9 @@ TASKS = {
         "BACKEND": os.environ.get("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")
     }
 }
+# A task worker that has not said it is alive for this long counts as stopped:
+# the tasks it was running go back in the queue (background/workers.py).
+TASK_WORKER_LOST_SECONDS = float(os.environ.get("TASK_WORKER_LOST_SECONDS", "30"))
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
 LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
 PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/", "/comments/"]

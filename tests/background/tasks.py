@@ -21,3 +21,18 @@ def fails_until(name: str, succeeds_on: int) -> str:
     if run < succeeds_on:
         raise Flaky(f"{name}: run {run} fails")
     return f"{name} done on run {run}"
+
+
+@retried()
+def hangs_the_first_time(folder: str) -> str:
+    """Hang on the first run (its worker is killed meanwhile); finish the next."""
+    from pathlib import Path
+
+    started = Path(folder) / "started"
+    if not started.exists():
+        started.write_text("1")
+        import time
+
+        time.sleep(600)
+    (Path(folder) / "finished").write_text("1")
+    return "finished"

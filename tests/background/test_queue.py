@@ -6,8 +6,8 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from background import queue
-from tests.queue import run_worker
 from tests.background.tasks import fails_until
+from tests.queue import run_worker
 
 
 def test_there_is_no_queue_with_the_immediate_backend(db):

@@ -9,9 +9,9 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from background import queue
-from tests.queue import run_worker
 from tests.background.tasks import fails_until
 from tests.blog.admin.editing import user_in_group
+from tests.queue import run_worker
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from background.retry import retry_delay
-from tests.queue import run_worker
 from tests.background.tasks import fails_until, runs
+from tests.queue import run_worker
 
 
 def results():
