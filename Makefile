@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 JOBS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install system run serve test e2e audit bench bench-import soak lint format check migrate demo clean
+.PHONY: help install system run serve test e2e audit bench bench-import bench-renditions soak lint format check migrate demo clean
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -72,6 +72,9 @@ bench: install ## Benchmark 1k and 10k posts: SQLite, and PostgreSQL if DATABASE
 
 bench-import: install ## Time import_markdown on a 200-post, 700-image vault, again, and its export (BENCH_IMPORT_ARGS="--rounds 1 --profile")
 	$(PY) scripts/bench_import.py $(BENCH_IMPORT_ARGS)
+
+bench-renditions: install ## Encode time and bytes of each rendition format and width, on real-sized figures
+	$(PY) scripts/bench_renditions.py $(BENCH_RENDITIONS_ARGS)
 
 soak: install ## Mixed traffic on PostgreSQL + Redis for 60 s, then faults (SOAK_ARGS="--no-faults")
 	$(PY) scripts/soak.py $(SOAK_ARGS)
