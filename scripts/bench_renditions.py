@@ -63,7 +63,11 @@ def encode(path: Path, spec: str) -> tuple[float, int]:
         width, height = PILImage.open(handle).size
         handle.seek(0)
         image = get_image_model()(
-            title=path.name, width=width, height=height, file=File(handle, path.name)
+            title=path.name,
+            width=width,
+            height=height,
+            file=File(handle, path.name),
+            collection_id=1,  # unsaved: no database needed
         )
         output = BytesIO()
         started = time.perf_counter()
