@@ -4,16 +4,24 @@ Wagtail's `{% picture %}` with `width-{480,800,1200,1600}` asks a 1174-pixel ima
 for 1200 and 1600 and gets 1174 twice: an invalid srcset. This tag offers only the
 widths below the original, then the original itself.
 
-The renditions are made when the image is saved (``blog/warming.py``). A
-reader's request (inside a render budget, ``rendering.budget``) only looks
-them up: until every one exists it shows the original file, and the page is
-not cached, rather than have the reader wait while they are encoded.
+The renditions are AVIF and WebP, at each width: nearly every browser
+reads one of them, and the `<img>` every other browser (and a feed reader)
+shows is the original file, so no third copy is encoded at every width.
+`make bench-renditions` measured the choice (docs/performance.md): on a real
+vault's figures a PNG copy at every width cost as much CPU as the WebP ones
+for three and a half times their bytes.
+
+The renditions are made by a task worker when the image is saved
+(``blog/warming.py``). A reader's request (inside a render budget,
+``rendering.budget``) only looks them up: until every one exists it shows
+the original file, and the page is not cached, rather than have the reader
+wait while they are encoded.
 """
 
 from django import template
 from django.forms.utils import flatatt
-from django.utils.html import format_html
-from wagtail.images.models import Filter, Picture
+from django.utils.html import format_html, format_html_join
+from wagtail.images.models import Filter
 from wagtail.images.shortcuts import get_renditions_or_not_found
 
 from rendering import budget
@@ -21,7 +29,8 @@ from rendering import budget
 register = template.Library()
 
 WIDTHS = (480, 800, 1200, 1600)
-FORMATS = ("avif", "webp", "png")
+# The order of the <source> elements: the browser takes the first it reads.
+FORMATS = (("avif", "image/avif"), ("webp", "image/webp"))
 
 
 def picture_widths(original: int, widths: tuple[int, ...] = WIDTHS) -> list[int]:
@@ -34,23 +43,51 @@ def picture_specs(image) -> list[str]:
     """Return the rendition specs a page shows ``image`` with."""
     return [
         f"format-{fmt}|width-{width}"
-        for fmt in FORMATS
+        for fmt, _ in FORMATS
         for width in picture_widths(image.width or WIDTHS[0])
     ]
 
 
+def _original(image, attrs) -> str:
+    size = {"width": image.width, "height": image.height}
+    attrs = {k: v for k, v in attrs.items() if k != "sizes"}
+    return format_html("<img{}>", flatatt({"src": image.file.url, **size, **attrs}))
+
+
+def _picture(image, renditions: dict, attrs) -> str:
+    """AVIF and WebP sources at every width; the original as the `<img>`."""
+    widths = picture_widths(image.width or WIDTHS[0])
+
+    def srcset(fmt: str) -> str:
+        chosen = (renditions[f"format-{fmt}|width-{w}"] for w in widths)
+        return ", ".join(f"{r.url} {r.width}w" for r in chosen)
+
+    sources = format_html_join(
+        "",
+        "<source{}>",
+        (
+            (
+                flatatt(
+                    {"srcset": srcset(fmt), "sizes": attrs.get("sizes"), "type": mime}
+                ),
+            )
+            for fmt, mime in FORMATS
+        ),
+    )
+    return format_html("<picture>{}{}</picture>", sources, _original(image, attrs))
+
+
 @register.simple_tag
 def responsive_picture(image, **attrs):
-    """Render ``image`` as AVIF, WebP and PNG sources; attrs go on the `<img>`."""
+    """Render ``image`` as AVIF and WebP sources over its original; attrs go on the `<img>`."""
     if not image:
         return ""
     specs = picture_specs(image)
     if not budget.limited():
-        return Picture(get_renditions_or_not_found(image, specs), attrs).__html__()
+        return _picture(image, get_renditions_or_not_found(image, specs), attrs)
     filters = [Filter(spec) for spec in specs]
     found = image.find_existing_renditions(*filters)
     if len(found) < len(filters):
         budget.defer()
-        size = {"width": image.width, "height": image.height}
-        return format_html("<img{}>", flatatt({"src": image.file.url, **size, **attrs}))
-    return Picture({f.spec: found[f] for f in filters}, attrs).__html__()
+        return _original(image, attrs)
+    return _picture(image, {f.spec: found[f] for f in filters}, attrs)
