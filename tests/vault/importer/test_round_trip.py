@@ -20,7 +20,8 @@ pytestmark = pytest.mark.django_db
 # block's id; a figure's own URL, named after its block's id (what it serves is
 # compared apart); a line break in the source of a paragraph, which renders as a
 # space.
-_RENDITION = re.compile(r"/media/images/[^\s\"',]+")
+# A rendition, or an original (the <img> under them): each import names its own.
+_RENDITION = re.compile(r"/media/(?:images|original_images)/[^\s\"',]+")
 _FOOTNOTE = re.compile(r"(fn(?:ref)?-)[0-9a-f]+-")
 _FIGURE = re.compile(r"/figures/[0-9a-f-]+/")
 _PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
