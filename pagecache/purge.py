@@ -102,7 +102,18 @@ def _unless_deferred(receiver):
 
 
 @_unless_deferred
-def _on_publish_or_unpublish(sender, instance, **kwargs):
+def _on_publish(sender, instance, **kwargs):
+    # Wagtail updates its reference index on a task worker, after the commit;
+    # what shows this page (the pages it now links to: their backlinks) and
+    # the backlinks rendered meanwhile are read from it, so it is brought up
+    # to date here, in the publish's own transaction. The worker's update
+    # later finds nothing to change.
+    ReferenceIndex.create_or_update_for_object(instance)
+    purge_page(instance)
+
+
+@_unless_deferred
+def _on_unpublish(sender, instance, **kwargs):
     purge_page(instance)
 
 
@@ -157,8 +168,8 @@ def _on_site_wide_change(sender, instance, **kwargs):
 
 def connect() -> None:
     """Connect the purges to Wagtail's and Django's signals (from AppConfig.ready)."""
-    page_published.connect(_on_publish_or_unpublish, dispatch_uid="pagecache")
-    page_unpublished.connect(_on_publish_or_unpublish, dispatch_uid="pagecache")
+    page_published.connect(_on_publish, dispatch_uid="pagecache")
+    page_unpublished.connect(_on_unpublish, dispatch_uid="pagecache")
     pre_page_move.connect(_before_move, dispatch_uid="pagecache")
     post_page_move.connect(_after_move, dispatch_uid="pagecache")
     page_slug_changed.connect(_on_slug_change, dispatch_uid="pagecache")

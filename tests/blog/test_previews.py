@@ -276,3 +276,22 @@ def test_labels_are_cut_to_about_five_chinese_characters():
     assert truncate("短标题") == "短标题"
     assert truncate("一二三四五六七八九") == "一二三四…"
     assert truncate("FlashAttention v1-v4") == "FlashAtt…"
+
+
+def test_a_post_that_starts_linking_here_shows_in_backlinks_at_once_with_a_queue(
+    client, neighbourhood, settings, database_queue, django_capture_on_commit_callbacks
+):
+    # As deployed, Wagtail updates its reference index on a task worker; the
+    # page a publish newly links to must be purged now, not when that runs.
+    settings.PAGE_CACHE_SECONDS = 3600
+    settings.LISTING_CACHE_SECONDS = 3600
+    url = "/notes/csapp/ch3/"
+    client.get(url)
+    assert client.get(url)["X-Page-Cache"] == "hit"
+    assert "引用本文的文章" not in client.get(url).content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        publish(neighbourhood["citing"], [link_to(neighbourhood["last"])])
+    response = client.get(url)
+    assert response["X-Page-Cache"] == "miss"
+    assert ("/citing/", "引用本文") in graph_nodes(response.content.decode())["in"]
