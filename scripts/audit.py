@@ -105,6 +105,9 @@ def main() -> int:
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "SECURE_SSL_REDIRECT": "false",  # plain HTTP on 127.0.0.1
         "SECURE_HSTS_SECONDS": "0",
+        # The demo's renditions and renders made as it is loaded, as a task
+        # worker would have made them by the time readers come.
+        "TASKS_BACKEND": "django_tasks.backends.immediate.ImmediateBackend",
     }
     results = {}
     with DemoServer(
