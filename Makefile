@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 JOBS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install system run serve test e2e audit bench bench-import bench-renditions soak lint format check migrate demo clean
+.PHONY: help install system run serve test e2e audit bench bench-import bench-renditions bench-publish soak lint format check migrate demo clean
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -75,6 +75,9 @@ bench-import: install ## Time import_markdown on a 200-post, 700-image vault, ag
 
 bench-renditions: install ## Encode time and bytes of each rendition format and width, on real-sized figures
 	$(PY) scripts/bench_renditions.py $(BENCH_RENDITIONS_ARGS)
+
+bench-publish: install system ## Seconds an editor waits after 发布 on a 3,000-formula post (Chromium, a task worker)
+	$(PY) scripts/bench_publish.py $(BENCH_PUBLISH_ARGS)
 
 soak: install ## Mixed traffic on PostgreSQL + Redis for 60 s, then faults (SOAK_ARGS="--no-faults")
 	$(PY) scripts/soak.py $(SOAK_ARGS)
