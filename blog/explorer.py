@@ -11,12 +11,21 @@ What it lists, so that a site of ten thousand posts stays small on every page:
   way, with the link going to the archive;
 - the ``RECENT_COUNT`` posts most recently updated (最近更新, ``blog.models.post``).
 
+The explorer is not part of a page's HTML: it is a fragment of its own, one
+per folder (``/_explorer/<folder>/``, the same for every page in the folder),
+which the page loads (``static/js/explorer.js``, which also marks the current
+page); without JavaScript the header's sections, 标签 and 归档 remain. So a
+change to what the explorer lists purges a few fragments, never every page,
+and a CDN in front is never asked for ``/*`` for it.
+
 Folders, home's posts and the recent posts are worked out once per site and
 kept until a site-wide purge; a folder's posts until the folder is purged.
-What purges what (``PostPage.explorer_paths``): a series published, unpublished,
-moved, renamed or deleted purges every page; so does a post that is (or was)
-among the recent posts or sits straight under home; any other post purges the
-pages under its folder, whose explorer lists it.
+What purges which fragments (``blog.models.changes``): a post added,
+removed or moved, or whose title, URL or dates changed, purges its folder's
+fragment and those of the folders under it (each lists the folders above it
+open); one that is (or was) among the recent posts or sits straight under
+home purges every folder's fragment. A series published, moved, renamed or
+deleted still purges every page (the header lists the sections).
 """
 
 from django.db.models import Count, Window
@@ -104,11 +113,13 @@ def folder_posts(folder: dict, root_path: str) -> dict:
     return remember(url_path, "explorer-posts", compute)
 
 
-def explorer(request, page=None) -> dict | None:
+def explorer(request, page=None, *, mark: bool = True) -> dict | None:
     """Return the explorer of ``page`` (None for a page outside the tree).
 
     ``tree`` is a nested list of folders, each ``{"link", "open", "current",
-    "folders", "posts", "count"}``; posts are links with ``current``.
+    "folders", "posts", "count"}``; posts are links with ``current``. With
+    ``mark`` off (a fragment, shared by a folder's pages) nothing is current:
+    the page's script marks it.
     """
     site = Site.find_for_request(request)
     if site is None:
@@ -118,9 +129,10 @@ def explorer(request, page=None) -> dict | None:
     here = getattr(page, "path", "")
     here_pk = getattr(page, "pk", None)
     on_path = [f for f in data["folders"] if here.startswith(f["path"])]
+    marked = here if mark else None
 
     def posts_of(links, current_link=None):
-        shown = [{**link, "current": link["path"] == here} for link in links]
+        shown = [{**link, "current": link["path"] == marked} for link in links]
         if current_link and not any(link["current"] for link in shown):
             shown.append({**current_link, "current": True})
         return shown
@@ -135,7 +147,7 @@ def explorer(request, page=None) -> dict | None:
         node = {
             "link": folder,
             "open": folder in on_path,
-            "current": folder["path"] == here,
+            "current": folder["path"] == marked,
             "folders": [],
             "posts": [],
             "count": None,
@@ -158,7 +170,7 @@ def explorer(request, page=None) -> dict | None:
         "home_posts": home_posts,
         "home_count": data["home"]["count"],
         "recent": [
-            {**link, "current": link["path"] == here} for link in data["recent"]
+            {**link, "current": link["path"] == marked} for link in data["recent"]
         ],
         "here_pk": here_pk,
     }

@@ -14,12 +14,14 @@ from pagecache.cache import purge_all, purge_deferred, purge_paths
 from pagecache.purge import paths_of
 
 
-def _on_post_tag_change(sender, instance, **kwargs):
+def _on_post_tag_change(sender, instance, created=True, **kwargs):
     # A post gained or lost a tag (saved when the post is published, or
     # straight): the tag's pages list it, and the post shows its tags on its
     # page and in its feed entry, both kept under its path's token.
     # The post is looked up, not followed: it may be going in the same delete.
-    if purge_deferred():
+    # A publish saves the tags the post keeps again, unchanged: no purge (a
+    # new date, which they carry, is the post's own change, blog.models.changes).
+    if purge_deferred() or not created:
         return
     # The posts with the tag list their related posts by shared tags.
     posts = Page.objects.filter(pk=instance.content_object_id).only("url_path")

@@ -1,8 +1,8 @@
-"""Views outside the page tree: search, the site feed, the favicon."""
+"""Views outside the page tree: search, the site feed, the favicon, the explorer."""
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.templatetags.static import static
@@ -10,8 +10,10 @@ from django.utils.dateformat import format as date_format
 from wagtail.models import Site
 
 from blog.context_processors import top_sections
+from blog.explorer import explorer
 from blog.feeds import PostFeed
-from blog.models import PostPage
+from blog.models import PostPage, SeriesPage
+from blog.models.base import readable
 from pagecache.query import reads_query
 from search.query import MAX_RESULTS, RESULTS_PER_PAGE
 from search.tokens import MAX_QUERY_LENGTH, clean_query
@@ -131,3 +133,29 @@ def site_feed(request):
         subtitle="最近的文章",
         link="/",
     )(request)
+
+
+def explorer_fragment(request, path=""):
+    """The explorer and 最近更新 of one folder's pages, which they load (``blog.explorer``).
+
+    ``/_explorer/`` is home's (for the posts straight under it and every page
+    outside the folders); ``/_explorer/cuda/cute/`` that series'. A folder a
+    reader may not see has none (404), and a fragment marks no page current:
+    the same copy serves every page of the folder, and its script marks it.
+    """
+    site = Site.find_for_request(request)
+    if site is None:
+        raise Http404
+    root = site.root_page.specific
+    if path:
+        folders = SeriesPage.objects.live().filter(url_path=root.url_path + path)
+        folder = readable(folders).first()
+        if folder is None:
+            raise Http404
+    else:
+        folder = root
+    return TemplateResponse(
+        request,
+        "includes/explorer.html",
+        {"explorer": explorer(request, folder, mark=False), "fragment": True},
+    )

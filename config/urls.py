@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import TemplateView
 from wagtail import urls as wagtail_urls
 from wagtail.admin import urls as wagtailadmin_urls
@@ -9,7 +9,7 @@ from wagtail.documents import urls as wagtaildocs_urls
 from blog.page_passwords import authenticate_with_password
 from blog.seo import PageSitemap, sitemap_index
 from blog.social import social_image
-from blog.views import favicon, search, site_feed
+from blog.views import explorer_fragment, favicon, search, site_feed
 
 SITEMAPS = {"pages": PageSitemap}
 
@@ -48,6 +48,12 @@ urlpatterns = [
 
 urlpatterns += [
     path("search/", search, name="search"),
+    # The explorer beside a folder's pages, which they load (blog/explorer.py).
+    re_path(
+        r"^_explorer/(?P<path>(?:[^/]+/)*)$",
+        explorer_fragment,
+        name="explorer_fragment",
+    ),
     # Readers' comments on posts (comments/views.py).
     path("comments/", include("comments.urls")),
     # Wagtail's page password form, refused after repeated wrong passwords

@@ -22,7 +22,6 @@ from wagtail.models import (
     PageViewRestriction,
     ReferenceIndex,
     Revision,
-    Site,
 )
 from wagtail.query import PageQuerySet
 from wagtail.search import index
@@ -39,12 +38,12 @@ from blog.models.base import (
     site_has_view_restrictions,
 )
 from blog.models.body import RenderedBody
+from blog.models.changes import purge_paths_of_post, shown_state
 from blog.models.plain_rows import RowsLoadedPlainly
 from blog.models.preview import Previewable
-from blog.paths import archive_paths, listing_paths, site_wide_paths, tag_paths
 from blog.text import body_text
 from pagecache.cache import remember, remember_at
-from pagecache.purge import as_page_ids, paths_of
+from pagecache.purge import as_page_ids
 from search import query as search_query
 from search.tokens import index_text
 
@@ -278,6 +277,9 @@ class PostPage(
             self.linked_before = list(
                 self.linked_page_ids().values_list("page_id", flat=True)
             )
+        # What listings and the explorer showed of it: a publish purges by
+        # what changed (blog.models.changes).
+        self.shown_before = shown_state(self) if fields is None else None
         super().save(*args, **kwargs)
         # Tags saved with the page took its date already (PostTag.save); a save
         # that left them alone must still carry a new date to them. A draft's
@@ -298,36 +300,9 @@ class PostPage(
         return super().get_indexed_objects().prefetch_related("tags")
 
     def get_purge_paths(self):
-        """Return the paths of every page that shows this post (``blog.paths``).
-
-        None (every page) when the explorer beside every page lists it
-        (``explorer_paths``).
-        """
-        in_explorer = self.explorer_paths()
-        if in_explorer is None:
-            return None
-        ancestors = list(self.get_ancestors().specific())
-        paths = site_wide_paths() | listing_paths(ancestors) | paths_of([self])
-        paths |= in_explorer | self.figure_paths() | self.preview_paths()
-        paths.add(reverse("social_image", args=[self.pk]))
-        parent = ancestors[-1]
-        if getattr(parent, "ordering", None) == SeriesOrdering.EXPLORER:
-            paths |= paths_of(parent.get_children().live().only("url_path"))
-        paths |= tag_paths(self.tags.all())
-        paths |= archive_paths()
-        # The posts whose end shows this one: its section's nearest (previous,
-        # next, or related by section) and those sharing a tag (related).
-        before, after = self.section_window()
-        paths |= paths_of([*before, *after])
-        paths |= paths_of(self.posts_sharing_tags(self.tags.all()))
-        # The posts it links to and those that link to it: their backlinks
-        # and graphs show its title (and those it linked to before this save).
-        linked = Page.objects.filter(
-            Q(pk__in=self.linked_page_ids())
-            | Q(pk__in=getattr(self, "linked_before", ()))
-            | Q(pk__in=self.referrer_ids())
-        )
-        return paths | paths_of(linked.only("url_path"))
+        """Return the paths of the pages that show what this save changed
+        (``blog.models.changes``): never every page."""
+        return purge_paths_of_post(self, RECENT_COUNT)
 
     def linked_page_ids(self):
         """Return a subquery of the ids of the pages this one's content links to."""
@@ -342,36 +317,6 @@ class PostPage(
             base_content_type=ContentType.objects.get_for_model(Page)
         )
         return as_page_ids(referrers, "object_id")
-
-    def explorer_paths(self) -> set[str] | None:
-        """Return the paths whose explorer shows this post; None for every page.
-
-        Every page when the post sits straight under its site's home, or is (or,
-        just unpublished or deleted, was) among the recent posts beside every
-        page (``blog.explorer``): its ``updated`` is no older than the oldest
-        of the others there. Otherwise the pages under its folder. A post whose
-        ``updated`` an editor moved back out of the recent posts is not caught:
-        the next site-wide purge shows it.
-        """
-        homes = [
-            self.path[: self.steplen * root_path.count("/")]
-            for _, root_path, _, _ in Site.get_site_root_paths()
-            if self.url_path.startswith(root_path)
-        ]
-        parent_path = self.path[: -self.steplen]
-        if not homes or parent_path in homes:
-            return None
-        recent = list(
-            PostPage.objects.filter(path__startswith=homes[0])
-            .recently_updated()
-            .exclude(pk=self.pk)
-            .values_list("updated", flat=True)[:RECENT_COUNT]
-        )
-        if len(recent) < RECENT_COUNT or (self.updated and self.updated >= recent[-1]):
-            return None
-        return paths_of(
-            Page.objects.filter(path__startswith=parent_path).only("url_path")
-        )
 
     @classmethod
     def search_ids(cls, query: str) -> list[int]:

@@ -46,6 +46,12 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
+EXPLORER_LOADED = """() => {
+    const slot = document.querySelector(".explorer-slot");
+    return !slot || slot.childElementCount > 0;
+}"""
+
+
 @pytest.fixture(scope="package")
 def chromium_path():
     require(sync_playwright is not None, "Playwright is not installed")
@@ -157,6 +163,9 @@ def open_page(browser, demo_server):
         assert response.status == demo_page.status, (
             f"{demo_page.path} answered {response.status}"
         )
+        # The explorer is loaded by the page (static/js/explorer.js): what a
+        # reader sees a moment after the load.
+        page.wait_for_function(EXPLORER_LOADED, timeout=10_000)
         return page, problems
 
     yield open_

@@ -66,12 +66,105 @@ def test_publishing_purges_the_pages_that_show_the_post_from_the_cdn(
     assert "localhost/notes/" not in purged and "localhost/*" not in purged
 
 
-def test_a_post_in_the_recent_updates_purges_the_whole_site_from_the_cdn(
+def test_a_post_in_the_recent_updates_purges_the_explorer_not_the_whole_site(
     purger, home, django_capture_on_commit_callbacks
 ):
-    # 最近更新 beside every page lists it: every page changes.
+    # 最近更新 beside every page lists it: the explorer fragments change, and
+    # those only; the pages load them (blog.explorer). No "/*" for the CDN.
     series = SeriesPageFactory(parent=home, title="CUDA", slug="cuda")
+    SeriesPageFactory(parent=home, title="笔记", slug="notes")
+    PostPageFactory(parent=home, slug="about")
     post = PostPageFactory(parent=series, slug="smem", live=False)
     with django_capture_on_commit_callbacks(execute=True):
         post.save_revision().publish()
-    assert "localhost/*" in set(purger)
+    purged = set(purger)
+    assert "localhost/*" not in purged
+    assert {"localhost/_explorer/", "localhost/_explorer/cuda/",
+            "localhost/_explorer/notes/"} <= purged  # fmt: skip
+    assert "localhost/about/" not in purged and "localhost/notes/" not in purged
+
+
+@pytest.fixture
+def blog(home, tag_index, archive):
+    """Two sections of older posts, and newer ones filling 最近更新."""
+    cuda = SeriesPageFactory(parent=home, title="CUDA", slug="cuda")
+    cute = SeriesPageFactory(parent=cuda, title="CuTe", slug="cute")
+    notes = SeriesPageFactory(parent=home, title="笔记", slug="notes")
+    old = date(2020, 1, 1)
+    posts = {
+        name: PostPageFactory(
+            parent=parent, slug=name, title=name, tags=["cuda"], date=old, updated=old
+        )
+        for name, parent in (("smem", cuda), ("layout", cute), ("csapp", notes))
+    }
+    posts["csapp"].tags.clear()  # shares no tag: not among the others' related
+    posts["csapp"].save_revision().publish()
+    for n in range(RECENT_COUNT):
+        posts[f"new{n}"] = PostPageFactory(
+            parent=notes, slug=f"new{n}", updated=date(2030, 1, 1)
+        )
+    return posts
+
+
+def edit(post, capture, purger, **fields):
+    """Publish ``post`` with ``fields`` changed; return the paths purged."""
+    purger.clear()
+    for name, value in fields.items():
+        setattr(post, name, value)
+    with capture(execute=True):
+        post.save_revision().publish()
+    return {p.removeprefix("localhost") for p in purger}
+
+
+def test_a_body_edit_purges_the_post_and_its_feeds_only(
+    purger, blog, django_capture_on_commit_callbacks
+):
+    from wagtail.rich_text import RichText
+
+    purged = edit(
+        blog["smem"],
+        django_capture_on_commit_callbacks,
+        purger,
+        body=[("paragraph", RichText("<p>新的正文</p>"))],
+    )
+    assert {"/cuda/smem/", "/cuda/smem/preview/", "/feed/", "/cuda/feed/",
+            "/tags/cuda/feed/", "/search/"} <= purged  # fmt: skip
+    # No listing shows the body; the explorer does not; nothing site-wide.
+    for listing in ("/", "/cuda/", "/tags/cuda/", "/archive/", "/notes/csapp/"):
+        assert listing not in purged, listing
+    assert not [p for p in purged if p.startswith("/_explorer")]
+    assert "/*" not in purged
+    assert len(purged) <= 12, sorted(purged)
+
+
+def test_a_new_title_purges_its_listings_and_its_folders_explorer(
+    purger, blog, django_capture_on_commit_callbacks
+):
+    purged = edit(blog["layout"], django_capture_on_commit_callbacks, purger,
+                  title="布局代数（修订）")  # fmt: skip
+    assert {"/cuda/cute/layout/", "/cuda/cute/", "/cuda/", "/", "/tags/cuda/",
+            "/archive/", "/_explorer/cuda/cute/"} <= purged  # fmt: skip
+    # Other folders' explorers do not list it; the post is not among 最近更新.
+    assert not {"/_explorer/", "/_explorer/cuda/", "/_explorer/notes/"} & purged
+    assert "/*" not in purged
+
+
+def test_a_summary_edit_purges_listings_but_not_the_explorer(
+    purger, blog, django_capture_on_commit_callbacks
+):
+    purged = edit(blog["csapp"], django_capture_on_commit_callbacks, purger,
+                  summary="新的摘要")  # fmt: skip
+    assert {"/notes/csapp/", "/notes/", "/", "/archive/"} <= purged
+    assert not [p for p in purged if p.startswith("/_explorer")]
+
+
+def test_a_post_entering_the_recent_updates_purges_every_explorer_only(
+    purger, blog, django_capture_on_commit_callbacks
+):
+    purged = edit(blog["smem"], django_capture_on_commit_callbacks, purger,
+                  updated=date(2031, 1, 1))  # fmt: skip
+    assert {"/_explorer/", "/_explorer/cuda/", "/_explorer/cuda/cute/",
+            "/_explorer/notes/"} <= purged  # fmt: skip
+    assert "/*" not in purged
+    # The pages of other folders keep their cached copies.
+    assert "/notes/new0/" not in purged and "/notes/csapp/" not in purged

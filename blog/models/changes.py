@@ -1,0 +1,176 @@
+"""What a post's publish changed, and so which served paths show the change.
+
+``PostPage.save`` keeps what the post's listings show as it was in the
+database (``shown_state``) before it writes; its ``get_purge_paths`` (called
+by ``pagecache.purge`` on publish, unpublish, move and delete) compares it
+with what is there after, and purges by kind of change:
+
+- **the body only** (the title, URL, summary, dates, cover, tags and place
+  unchanged): the post's own paths (page, card, figures, social image), the
+  feeds that carry its full text (the site's, its tags', its sections'), the
+  search results and the sitemap (its date), and the pages it started or
+  stopped linking to (their backlinks);
+- **what listings show** (title, URL, summary, dates, cover, tags, place; a
+  post added, removed or moved): besides, every listing of it (home, its
+  sections, tags, archive), its neighbours' ends (previous/next, related),
+  the pages that link to it (their backlinks show its title);
+- **what the explorer shows** (title, URL, dates, place, added or removed):
+  the explorer fragments of its folder and the folders under it, or of every
+  folder when it is (or was) among 最近更新 or sits straight under home
+  (``blog.explorer``). Never every page: the explorer is not in them.
+
+When the state before is not known (an unpublish, a move, a delete) every
+kind is taken as changed.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q
+from django.urls import reverse
+from wagtail.models import Page, Site
+
+from blog.models.base import SeriesOrdering
+from blog.paths import (
+    archive_paths,
+    feed_paths,
+    listing_paths,
+    site_wide_paths,
+    tag_paths,
+)
+from pagecache.purge import paths_of
+
+# The explorer fragments' paths: this, then a folder's URL within its site.
+FRAGMENT_PREFIX = "/_explorer"
+# A folder of the explorer: a section or series (blog.models.series), named
+# by its content type so that this module imports no page model.
+FOLDER_TYPE = {"content_type__app_label": "blog", "content_type__model": "seriespage"}
+
+# What listings show of a post (cards, archive lines, previous/next, related).
+LISTED = ("title", "slug", "url_path", "summary", "date", "updated", "cover_id", "path")
+# What the explorer and 最近更新 show of it: links in folder order, dates.
+EXPLORED = ("title", "slug", "url_path", "date", "updated", "path")
+
+
+def fragment_path(folder, root) -> str:
+    """Return the path of ``folder``'s explorer fragment (``/_explorer/cuda/``)."""
+    return FRAGMENT_PREFIX + folder.url_path[len(root.url_path) - 1 :]
+
+
+def fragment_paths_under(folder_path: str, roots) -> set[str]:
+    """Return the fragment paths of the live folders whose tree path starts with
+    ``folder_path`` (a folder and the folders in it), in every site ``roots``
+    (their root pages) holding them."""
+    paths = set()
+    for root in roots:
+        if not folder_path.startswith(root.path):
+            continue
+        if folder_path == root.path:
+            paths.add(fragment_path(root, root))
+        folders = Page.objects.live().filter(
+            path__startswith=folder_path, **FOLDER_TYPE
+        )
+        paths |= {fragment_path(f, root) for f in folders.only("url_path")}
+    return paths
+
+
+def shown_state(post) -> dict | None:
+    """Return what listings show of ``post`` as the database has it now."""
+    if not post.pk:
+        return None
+    row = type(post).objects.filter(pk=post.pk).values(*LISTED, "live").first()
+    if row is not None:
+        tags = post.tags.through.objects.filter(content_object_id=post.pk)
+        row["tags"] = sorted(tags.values_list("tag_id", flat=True))
+    return row
+
+
+def changed(before: dict | None, after: dict | None, fields) -> bool:
+    if before is None or after is None:
+        return True
+    if before["live"] != after["live"]:
+        return True
+    return any(before[name] != after[name] for name in fields)
+
+
+def purge_paths_of_post(post, recent_count: int) -> set[str]:
+    """Return the paths that show what this save of ``post`` changed.
+
+    ``recent_count``: how many posts 最近更新 lists.
+    """
+    before = getattr(post, "shown_before", None)
+    after = shown_state(post)
+    ancestors = list(post.get_ancestors().specific())
+    tags = list(post.tags.all())
+    paths = paths_of([post]) | post.figure_paths() | post.preview_paths()
+    paths.add(reverse("social_image", args=[post.pk]))
+    paths |= site_wide_paths()  # the site feed, search, the sitemap
+    paths |= {p for p in tag_paths(tags) if p.endswith("/feed/")}
+    for ancestor in ancestors[1:]:
+        paths |= feed_paths(ancestor)
+    linked_now = set(post.linked_page_ids().values_list("page_id", flat=True))
+    linked_before = set(getattr(post, "linked_before", linked_now))
+    listed = changed(before, after, LISTED) or (
+        before is not None and before["tags"] != after["tags"]
+    )
+    if not listed:
+        # Pages it started or stopped linking to: their backlinks and graphs.
+        moved = Page.objects.filter(pk__in=linked_now ^ linked_before)
+        paths |= paths_of(moved.only("url_path"))
+    else:
+        paths |= listed_paths(post, ancestors, tags, linked_now | linked_before)
+    if changed(before, after, EXPLORED):
+        paths |= explorer_paths(post, before, recent_count)
+    return paths
+
+
+def listed_paths(post, ancestors, tags, linked) -> set[str]:
+    """Return the pages that list or name ``post``: listings, neighbours, links."""
+    paths = listing_paths(ancestors) | tag_paths(tags) | archive_paths()
+    parent = ancestors[-1]
+    if getattr(parent, "ordering", None) == SeriesOrdering.EXPLORER:
+        paths |= paths_of(parent.get_children().live().only("url_path"))
+    # The posts whose end shows this one: its section's nearest (previous,
+    # next, or related by section) and those sharing a tag (related).
+    before, after = post.section_window()
+    paths |= paths_of([*before, *after])
+    paths |= paths_of(type(post).posts_sharing_tags(tags))
+    # The pages it links to and those that link to it: their backlinks and
+    # graphs show its title.
+    named = Page.objects.filter(Q(pk__in=linked) | Q(pk__in=post.referrer_ids()))
+    return paths | paths_of(named.only("url_path"))
+
+
+def explorer_paths(post, before: dict | None, recent_count: int) -> set[str]:
+    """Return the explorer fragments that list ``post`` (``blog.explorer``).
+
+    Every folder's when the post sits straight under its site's home, or is
+    (or was) among 最近更新: its ``updated`` is no older than the oldest of
+    the others there. Otherwise its folder's and those of the folders in it
+    (each lists the folders above it open, with their posts).
+    """
+    roots = [
+        root
+        for root in Page.objects.filter(
+            pk__in=[site.root_page_id for site in Site.objects.all()]
+        ).only("path", "url_path")
+        if post.path.startswith(root.path)
+    ]
+    if not roots:
+        return set()
+    parent_path = post.path[: -post.steplen]
+    everything = any(parent_path == root.path for root in roots)
+    if not everything:
+        recent = list(
+            type(post)
+            .objects.filter(path__startswith=roots[0].path)
+            .recently_updated()
+            .exclude(pk=post.pk)
+            .values_list("updated", flat=True)[:recent_count]
+        )
+        dates = [post.updated, (before or {}).get("updated")]
+        everything = len(recent) < recent_count or any(
+            date and date >= recent[-1] for date in dates
+        )
+    if everything:
+        return {p for root in roots for p in fragment_paths_under(root.path, [root])}
+    return fragment_paths_under(parent_path, roots)
