@@ -154,8 +154,11 @@ def explorer_fragment(request, path=""):
             raise Http404
     else:
         folder = root
-    return TemplateResponse(
+    response = TemplateResponse(
         request,
         "includes/explorer.html",
-        {"explorer": explorer(request, folder, mark=False), "fragment": True},
+        {"explorer": explorer(request, folder, mark=False)},
     )
+    # A part of pages, not one: search engines index the pages.
+    response["X-Robots-Tag"] = "noindex"
+    return response

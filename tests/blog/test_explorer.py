@@ -90,6 +90,7 @@ def test_a_post_carries_its_title_for_the_explorer(client, site):
 
 
 def test_a_post_shows_its_folders_open_and_only_theirs_posts(client, site):
+    assert client.get("/_explorer/notes/csapp/")["X-Robots-Tag"] == "noindex"
     html = sidebar(client, "/notes/csapp/link/")
     assert open_folders(html) == ["/notes/", "/notes/csapp/"]
     assert explorer_posts(html) == ["/notes/csapp/link/"]
