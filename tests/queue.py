@@ -5,8 +5,8 @@ fixture in tests/conftest.py) puts tasks in the database instead, where they
 wait until ``run_worker()`` runs them as ``manage.py db_worker`` would.
 """
 
-from django.core.management import call_command
-from django_tasks_db.management.commands.db_worker import Command as DatabaseWorker
+from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks_db.models import DBTaskResult
 
 DATABASE_QUEUE = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
@@ -14,10 +14,26 @@ DATABASE_QUEUE = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 def run_worker() -> None:
     """Run every task that is ready, as ``manage.py db_worker --batch`` does.
 
-    django-tasks-db's own command, in this thread: ours beats from a thread
-    of its own (background/workers.py), which the test's transaction would
-    not let see its rows; tests/scaleout/test_task_workers.py runs ours.
+    django-tasks-db's worker, one task at a time in this thread, claimed as
+    its loop claims them; not its loop, which closes the database connection
+    between tasks (and with it the test's transaction, on PostgreSQL). Ours
+    beats from a thread besides (background/workers.py):
+    tests/scaleout/test_task_workers.py runs it, in processes of its own.
     """
-    call_command(
-        DatabaseWorker(), batch=True, reload=False, startup_delay=False, verbosity=0
+    worker = Worker(
+        queue_names=["default"],
+        interval=0,
+        batch=True,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id="test-worker",
+        excluded_queue_names=[],
     )
+    while True:
+        ready = DBTaskResult.objects.ready().filter(backend_name="default")
+        task = ready.get_locked()
+        if task is None:
+            return
+        task.claim(worker.worker_id)
+        worker.run_task(task)

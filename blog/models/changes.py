@@ -77,7 +77,12 @@ def shown_state(post) -> dict | None:
     """Return what listings show of ``post`` as the database has it now."""
     if not post.pk:
         return None
-    row = type(post).objects.filter(pk=post.pk).values(*LISTED, "live").first()
+    row = (
+        type(post)
+        .objects.filter(pk=post.pk)
+        .values(*LISTED, "live", "live_revision_id")
+        .first()
+    )
     if row is not None:
         tags = post.tags.through.objects.filter(content_object_id=post.pk)
         row["tags"] = sorted(tags.values_list("tag_id", flat=True))
@@ -98,6 +103,10 @@ def purge_paths_of_post(post, recent_count: int) -> set[str]:
     ``recent_count``: how many posts 最近更新 lists.
     """
     before = getattr(post, "shown_before", None)
+    if before is not None and before["live_revision_id"] is None:
+        # Never published through a revision (a page added live, then
+        # published): no reader was shown its row; take everything as new.
+        before = None
     after = shown_state(post)
     ancestors = list(post.get_ancestors().specific())
     tags = list(post.tags.all())

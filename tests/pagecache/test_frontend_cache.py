@@ -98,7 +98,8 @@ def blog(home, tag_index, archive):
         for name, parent in (("smem", cuda), ("layout", cute), ("csapp", notes))
     }
     posts["csapp"].tags.clear()  # shares no tag: not among the others' related
-    posts["csapp"].save_revision().publish()
+    for post in posts.values():  # published once, as readers have seen them
+        post.save_revision().publish()
     for n in range(RECENT_COUNT):
         posts[f"new{n}"] = PostPageFactory(
             parent=notes, slug=f"new{n}", updated=date(2030, 1, 1)

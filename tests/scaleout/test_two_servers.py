@@ -14,6 +14,7 @@ import time
 from urllib.parse import urlsplit
 
 import boto3
+import psycopg
 import pytest
 import requests
 
@@ -22,6 +23,7 @@ from scripts.support.servers import (
     DROPPED_ENV,
     GUNICORN,
     ROOT,
+    TaskWorkers,
     collect_static,
     free_port,
     fresh_postgres_database,
@@ -91,8 +93,14 @@ def servers(s3_endpoint, redis_link, tmp_path_factory):  # noqa: F811
                 url = f"http://127.0.0.1:{port}"
                 wait_until_serving(process, url + "/healthz", 60, lambda: "")
                 urls.append(url)
+            # Two task workers on the same database: the renditions, the search
+            # and reference indexes, the CDN purges, as deployed.
             try:
-                yield urls
+                with TaskWorkers(env, folder, count=2):
+                    # What preparing the site queued (the demo's renditions,
+                    # the search index the admin's search reads) done first.
+                    wait_for_empty_queue(database_url, timeout=180)
+                    yield urls
             finally:
                 for process in processes:
                     process.terminate()
@@ -101,6 +109,20 @@ def servers(s3_endpoint, redis_link, tmp_path_factory):  # noqa: F811
         for item in s3.list_objects_v2(Bucket=BUCKET).get("Contents", []):
             s3.delete_object(Bucket=BUCKET, Key=item["Key"])
         s3.delete_bucket(Bucket=BUCKET)
+
+
+def wait_for_empty_queue(database_url, timeout):
+    deadline = time.monotonic() + timeout
+    query = (
+        "SELECT count(*) FROM django_tasks_database_dbtaskresult "
+        "WHERE status IN ('READY', 'RUNNING')"
+    )
+    while True:
+        with psycopg.connect(database_url) as db:
+            if not db.execute(query).fetchone()[0]:
+                return
+        assert time.monotonic() < deadline, "the task workers did not empty the queue"
+        time.sleep(0.5)
 
 
 def server_env(database_url, s3_url, redis_port):
