@@ -7,6 +7,7 @@ show it on the next request, typeset, and the admin logged no error.
 """
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e.admin import create_editor, log_in, open_editor
 from tests.e2e.conftest import PageProblems
@@ -25,9 +26,27 @@ def writer(demo_server):
     return create_editor(demo_server, "writer")
 
 
+BLOCKS_ADDED = """(before) =>
+    Number(document.querySelector("input[name='body-count']").value) > before"""
+
+
 def add_block(page, name, index):
-    page.locator("#body-root button.c-sf-add-button").nth(index).click()
-    page.get_by_role("option", name=name).first.click()
+    """Add a block of type ``name`` at ``index``, and wait until the form has it.
+
+    Under CI's load a click on the chooser's option has been seen to land
+    before the chooser took it; the block is then asked for again, once.
+    """
+    before = int(page.input_value("input[name='body-count']"))
+    for attempt in (1, 2):
+        page.locator("#body-root button.c-sf-add-button").nth(index).click()
+        page.get_by_role("option", name=name, exact=True).first.click()
+        try:
+            page.wait_for_function(BLOCKS_ADDED, arg=before, timeout=10_000)
+            return
+        except PlaywrightTimeoutError:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")  # the chooser, if it stayed open
 
 
 def test_a_post_written_and_published_in_the_admin_shows_to_readers_at_once(
