@@ -54,16 +54,15 @@ def state() -> QueueState | None:
         return None
     results = DBTaskResult.objects.all()
     ready = results.ready()
+    waiting = ready.count()
     oldest = ready.order_by("enqueued_at").values_list("enqueued_at", flat=True)
     started = results.exclude(started_at=None).order_by("-started_at")
     return QueueState(
-        waiting=ready.count(),
-        scheduled=results.filter(status=TaskResultStatus.READY).count() - ready.count(),
+        waiting=waiting,
+        scheduled=results.filter(status=TaskResultStatus.READY).count() - waiting,
         oldest=oldest.first(),
         running=results.running().count(),
-        failed=results.failed()
-        .filter(finished_at__gte=timezone.now() - FAILED_KEPT)
-        .count(),
+        failed=failed_runs().count(),
         last_started=started.values_list("started_at", flat=True).first(),
     )
 

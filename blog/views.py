@@ -146,7 +146,7 @@ def explorer_fragment(request, path=""):
     site = Site.find_for_request(request)
     if site is None:
         raise Http404
-    root = site.root_page.specific
+    root = site.root_page
     if path:
         folders = SeriesPage.objects.live().filter(url_path=root.url_path + path)
         folder = readable(folders).first()

@@ -5,6 +5,7 @@ from django.forms.utils import flatatt
 from django.utils.html import format_html
 from wagtail.models import Site
 
+from blog.models import PostPage, SeriesPage
 from blog.models.changes import FRAGMENT_PREFIX
 
 register = template.Library()
@@ -19,9 +20,7 @@ def explorer_slot(context) -> str:
     """
     page = context.get("page")
     attrs = {"class": "explorer-slot", "data-explorer": explorer_fragment_url(context)}
-    if getattr(page, "specific_class", None) is not None and (
-        page.specific_class.__name__ == "PostPage"
-    ):
+    if is_a(page, PostPage):
         attrs["data-post-title"] = page.title
     return format_html("<div{}></div>", flatatt(attrs))
 
@@ -39,9 +38,14 @@ def explorer_fragment_url(context) -> str:
     if site is None or not url_path.startswith(site.root_page.url_path):
         return FRAGMENT_PREFIX + "/"
     relative = url_path[len(site.root_page.url_path) - 1 :]
-    kind = page.specific_class.__name__ if hasattr(page, "specific_class") else ""
-    if kind == "SeriesPage":
+    if is_a(page, SeriesPage):
         return FRAGMENT_PREFIX + relative
-    if kind == "PostPage":
+    if is_a(page, PostPage):
         return FRAGMENT_PREFIX + relative[: relative.rstrip("/").rfind("/") + 1]
     return FRAGMENT_PREFIX + "/"
+
+
+def is_a(page, model) -> bool:
+    """Whether ``page`` (specific or not, or None) is of ``model``'s type."""
+    specific_class = getattr(page, "specific_class", None)
+    return specific_class is not None and issubclass(specific_class, model)

@@ -46,7 +46,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def manage(env: dict[str, str], *args: str) -> str:
+def manage(env: dict[str, str], *args: str, timeout: float | None = None) -> str:
     """Run ``manage.py`` with this environment; return its output, raise if it fails."""
     result = subprocess.run(  # noqa: S603
         [PYTHON, "manage.py", *args],
@@ -55,6 +55,7 @@ def manage(env: dict[str, str], *args: str) -> str:
         capture_output=True,
         text=True,
         check=False,
+        timeout=timeout,
     )
     if result.returncode:
         raise RuntimeError(

@@ -14,7 +14,7 @@ from wagtail.images import get_image_model
 from blog.models import PostPage
 from blog.templatetags.picture_tags import picture_specs
 from rendering import cache
-from scripts.support.servers import PYTHON, ROOT
+from scripts.support.servers import PYTHON, ROOT, manage
 from tests.queue import run_worker
 from tests.vault.importer.conftest import draw
 from tests.vault.importer.test_import import outcomes
@@ -93,18 +93,7 @@ def test_wait_follows_the_work_of_a_real_worker(tmp_path):
         "PATH": "/usr/bin:/bin",
     }
 
-    def manage(*args, **kwargs):
-        return subprocess.run(  # noqa: S603
-            [PYTHON, "manage.py", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-            **kwargs,
-        )
-
-    assert manage("migrate", "--noinput", "-v", "0").returncode == 0
+    manage(env, "migrate", "--noinput", "-v", "0")
     worker = subprocess.Popen(  # noqa: S603
         [PYTHON, "manage.py", "db_worker", "--no-reload", "--no-startup-delay"],
         cwd=ROOT,
@@ -113,17 +102,17 @@ def test_wait_follows_the_work_of_a_real_worker(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     try:
-        done = manage("import_markdown", str(vault), "--wait", timeout=120)
+        done = manage(env, "import_markdown", str(vault), "--wait", timeout=120)
     finally:
         worker.terminate()
         worker.wait(timeout=30)
-    assert done.returncode == 0, done.stderr
-    assert "Waiting for the task workers: 4 tasks" in done.stdout
-    assert "Rendered: 4 tasks done." in done.stdout
+    assert "Waiting for the task workers: 4 tasks" in done
+    assert "Rendered: 4 tasks done." in done
     check = manage(
+        env,
         "shell",
         "-c",
         "from wagtail.images import get_image_model\n"
         "print(sum(i.renditions.count() for i in get_image_model().objects.all()))",
     )
-    assert check.stdout.strip().splitlines()[-1] == "18"
+    assert check.strip().splitlines()[-1] == "18"
