@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from scripts import make_vault  # noqa: E402
+from scripts.support.servers import TaskWorkers  # noqa: E402
 
 PYTHON = sys.executable
 WORK = ROOT / ".bench" / "import"
@@ -51,11 +52,6 @@ TARGET_SECONDS = 60.0
 TARGET_MEGABYTES = 400
 TARGET_QUEUE_SECONDS = 240.0
 TASK_WORKERS = 2
-# The queue's table, read with sqlite3 while the workers run (no Django here).
-PENDING = (
-    "SELECT count(*) FROM django_tasks_database_dbtaskresult "
-    "WHERE status IN ('READY', 'RUNNING')"
-)
 
 
 class BenchError(RuntimeError):
@@ -110,49 +106,26 @@ def run_measured(
     return seconds, usage.ru_maxrss / 1024  # kilobytes on Linux
 
 
-def start_workers(env: dict[str, str], folder: Path) -> list[subprocess.Popen]:
-    """Start the task workers of a site, as `make run` and a deployment do."""
-    workers = []
-    for number in range(1, TASK_WORKERS + 1):
-        with (folder / f"worker-{number}.log").open("w") as out:
-            workers.append(
-                subprocess.Popen(  # noqa: S603
-                    [PYTHON, "manage.py", "db_worker", "--no-reload"],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                )
-            )
-    return workers
+def tasks(folder: Path, statuses: tuple[str, ...]) -> int:
+    """Count the site's tasks in these statuses (sqlite3: no Django here)."""
+    query = (
+        "SELECT status, count(*) FROM django_tasks_database_dbtaskresult "
+        "GROUP BY status"
+    )
+    database = sqlite3.connect(f"file:{folder / 'db.sqlite3'}?mode=ro", uri=True)
+    try:
+        counts = dict(database.execute(query).fetchall())
+    finally:
+        database.close()
+    return sum(counts.get(status, 0) for status in statuses)
 
 
-def stop(workers: list[subprocess.Popen]) -> None:
-    for worker in workers:
-        worker.terminate()
-    for worker in workers:
-        worker.wait(timeout=60)
-
-
-def wait_for_queue(folder: Path, workers: list[subprocess.Popen]) -> None:
+def wait_for_queue(folder: Path, workers: TaskWorkers) -> None:
     """Return once no task waits or runs in the site's queue."""
-    database = sqlite3.connect(f"file:{folder / 'db.sqlite3'}?mode=ro", uri=True)
-    try:
-        while database.execute(PENDING).fetchone()[0]:
-            if any(worker.poll() is not None for worker in workers):
-                raise BenchError(f"a task worker stopped; see {folder}/worker-*.log")
-            time.sleep(0.5)
-    finally:
-        database.close()
-
-
-def failed_tasks(folder: Path) -> int:
-    database = sqlite3.connect(f"file:{folder / 'db.sqlite3'}?mode=ro", uri=True)
-    try:
-        query = "SELECT count(*) FROM django_tasks_database_dbtaskresult WHERE status = 'FAILED'"
-        return database.execute(query).fetchone()[0]
-    finally:
-        database.close()
+    while tasks(folder, ("READY", "RUNNING")):
+        if any(worker.poll() is not None for worker in workers.processes):
+            raise BenchError(f"a task worker stopped; see {folder}/worker-*.log")
+        time.sleep(0.5)
 
 
 def fresh_site(folder: Path) -> dict[str, str]:
@@ -201,16 +174,13 @@ def one_round(vault: Path, number: int, profile: bool) -> dict:
         pstats.Stats(str(stats)).sort_stats("cumulative").print_stats(40)
         return {"import_profiled_s": round(imported, 1)}
     started = time.perf_counter()
-    workers = start_workers(env, first)
-    try:
+    with TaskWorkers(env, first, count=TASK_WORKERS, name="worker") as workers:
         imported, peak = run_measured("import", argv, env, first)
         table = outcomes(first / "import.log")
         say(f"  import into an empty site: {imported:.1f} s, {peak:.0f} MB  {table}")
         wait_for_queue(first, workers)
         drained = time.perf_counter() - started
-    finally:
-        stop(workers)
-    failed = failed_tasks(first)
+    failed = tasks(first, ("FAILED",))
     say(
         f"  queue empty, {TASK_WORKERS} workers: {drained:.1f} s after the import "
         f"began ({failed} tasks failed)"

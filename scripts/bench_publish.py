@@ -4,8 +4,8 @@ gunicorn serves the demo blog with the production settings (a throwaway
 SQLite database) and a task worker beside it, as deployed. A post of 3,000
 formulas is published once and its worker's render awaited: a long
 derivation as an imported post holds one, in 30 Markdown blocks of 100
-display formulas each (3,000 separate formula blocks make the admin's edit
-form itself take over 30 s to open, before anything is saved). Then, in Chromium, an editor opens it in the admin, changes one
+display formulas each (docs/performance.md says why not 3,000 formula
+blocks). Then, in Chromium, an editor opens it in the admin, changes one
 formula and presses 发布, ``--rounds`` times: each time is from the click to
 the admin's next page loaded (the editor can go on). The median must be
 under 0.5 s; the heavy work (typesetting the body and its feed entry) is the

@@ -7,9 +7,8 @@ widths below the original, then the original itself.
 The renditions are AVIF and WebP, at each width: nearly every browser
 reads one of them, and the `<img>` every other browser (and a feed reader)
 shows is the original file, so no third copy is encoded at every width.
-`make bench-renditions` measured the choice (docs/performance.md): on a real
-vault's figures a PNG copy at every width cost as much CPU as the WebP ones
-for three and a half times their bytes.
+Why this set, and what each format costs: docs/performance.md
+(`make bench-renditions`).
 
 The renditions are made by a task worker when the image is saved
 (``blog/warming.py``). A reader's request (inside a render budget,
