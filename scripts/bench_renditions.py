@@ -4,11 +4,13 @@ On a sample of the import benchmark's figures (scripts/make_vault.py: PNG
 screenshots and plots of a real vault's sizes), each is encoded the way a
 page asks for it (Wagtail's ``Filter``: ``format-<f>|width-<w>``, at the
 widths ``picture_widths`` offers it), and the encode time and bytes are
-summed per format and width. The table says which set of renditions gives
-readers the fewest bytes for the workers' CPU (docs/performance.md).
+summed per format and width. AVIF is encoded at each libavif speed
+``--avif-speeds`` lists (``IMAGE_AVIF_SPEED``, blog/avif.py). The table says
+which set of renditions gives readers the fewest bytes for the workers' CPU
+(docs/performance.md).
 
     make bench-renditions                      # 24 figures
-    make bench-renditions BENCH_RENDITIONS_ARGS="--sample 8"
+    make bench-renditions BENCH_RENDITIONS_ARGS="--sample 8 --avif-speeds 6,8,9"
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import django  # noqa: E402
 django.setup()
 
 from django.core.files import File  # noqa: E402
+from django.test.utils import override_settings  # noqa: E402
 from PIL import Image as PILImage  # noqa: E402
 from wagtail.images import get_image_model  # noqa: E402
 from wagtail.images.models import Filter  # noqa: E402
@@ -40,7 +43,7 @@ from blog.templatetags.picture_tags import WIDTHS, picture_widths  # noqa: E402
 from scripts import make_vault  # noqa: E402
 
 VAULT = ROOT / ".bench" / "import" / "vault"
-FORMATS = ("avif", "webp", "png", "jpeg")
+OTHER_FORMATS = ("webp", "png", "jpeg")
 
 
 def say(text: str = "") -> None:
@@ -55,6 +58,14 @@ def figures(sample: int, seed: int) -> list[Path]:
     found = sorted(VAULT.rglob("*.png"))
     picker = random.Random(seed)  # noqa: S311 - a sample, not a secret
     return picker.sample(found, min(sample, len(found)))
+
+
+def variants(avif_speeds: list[int]) -> dict[str, tuple[str, dict]]:
+    """Return {row label: (format, settings it is encoded with)}."""
+    rows = {
+        f"avif s{speed}": ("avif", {"IMAGE_AVIF_SPEED": speed}) for speed in avif_speeds
+    }
+    return rows | {fmt: (fmt, {}) for fmt in OTHER_FORMATS}
 
 
 def encode(path: Path, spec: str) -> tuple[float, int]:
@@ -79,7 +90,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=24)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--avif-speeds",
+        default="6,8",
+        help="libavif speeds to encode AVIF at, comma-separated (0 slowest to 10)",
+    )
     args = parser.parse_args()
+    rows = variants([int(speed) for speed in args.avif_speeds.split(",")])
     paths = figures(args.sample, args.seed)
     sizes = [PILImage.open(p).size for p in paths]
     pixels = statistics.median(w * h for w, h in sizes) / 1e6
@@ -92,32 +109,30 @@ def main() -> int:
     counts = defaultdict(int)
     for path in paths:
         width = PILImage.open(path).size[0]
-        for fmt in FORMATS:
+        for label, (fmt, options) in rows.items():
             for w in picture_widths(width):
-                took, size = encode(path, f"format-{fmt}|width-{w}")
-                bucket = (fmt, w if w in WIDTHS else "orig")
-                seconds[bucket] += took
-                sizes_out[bucket] += size
-                counts[bucket] += 1
-                seconds[(fmt, "all")] += took
-                sizes_out[(fmt, "all")] += size
-                counts[(fmt, "all")] += 1
+                with override_settings(**options):
+                    took, size = encode(path, f"format-{fmt}|width-{w}")
+                for bucket in ((label, w if w in WIDTHS else "orig"), (label, "all")):
+                    seconds[bucket] += took
+                    sizes_out[bucket] += size
+                    counts[bucket] += 1
     say("")
-    say("format  width   renditions   encode ms (mean)   KB (mean)")
-    for fmt in FORMATS:
+    say("format    width   renditions   encode ms (mean)   KB (mean)")
+    for fmt in rows:
         for w in (480, 800, 1200, 1600, "orig", "all"):
             n = counts[(fmt, w)]
             if not n:
                 continue
             say(
-                f"{fmt:<6}  {w!s:>5}   {n:>10}   {1000 * seconds[(fmt, w)] / n:>16.0f}"
+                f"{fmt:<8}  {w!s:>5}   {n:>10}   {1000 * seconds[(fmt, w)] / n:>16.0f}"
                 f"   {sizes_out[(fmt, w)] / n / 1024:>9.1f}"
             )
     say("")
     say("per figure, every width: encode seconds and KB by format")
-    for fmt in FORMATS:
+    for fmt in rows:
         say(
-            f"  {fmt:<6} {seconds[(fmt, 'all')] / len(paths):>6.2f} s"
+            f"  {fmt:<8} {seconds[(fmt, 'all')] / len(paths):>6.2f} s"
             f"   {sizes_out[(fmt, 'all')] / len(paths) / 1024:>8.1f} KB"
         )
     return 0
