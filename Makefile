@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 JOBS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install system run serve test e2e audit bench bench-import bench-renditions bench-publish soak lint format check migrate demo clean
+.PHONY: help install system run serve test e2e audit bench bench-import bench-renditions bench-publish bench-puput soak lint format check migrate demo clean
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -78,6 +78,9 @@ bench-renditions: install ## Encode time and bytes of each rendition format and 
 
 bench-publish: install system ## Seconds an editor waits after 发布 on a 3,000-formula post (Chromium, a task worker)
 	$(PY) scripts/bench_publish.py $(BENCH_PUBLISH_ARGS)
+
+bench-puput: install ## Our post page against puput 2.2's on 1,000 posts each: p50 and rps (BENCH_PUPUT_ARGS="--posts 200")
+	$(PY) scripts/bench_puput.py $(BENCH_PUPUT_ARGS)
 
 soak: install ## Mixed traffic on PostgreSQL + Redis for 60 s, then faults (SOAK_ARGS="--no-faults")
 	$(PY) scripts/soak.py $(SOAK_ARGS)

@@ -13,6 +13,7 @@ another worker runs them again (every task is idempotent,
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from datetime import timedelta
 
@@ -35,6 +36,20 @@ def lost_after() -> float:
 def beat_every() -> float:
     """A worker beats several times within ``lost_after()``: one late beat is no death."""
     return min(5.0, lost_after() / 4)
+
+
+def lower_priority() -> int:
+    """Run this process at the niceness ``TASK_WORKER_NICENESS`` adds; return it.
+
+    0 by default. A niced worker yields the processor to the web processes on
+    its machine, and so gets next to none while they are busy: under a
+    lasting load, what readers ask for is then never finished (and never
+    cached). For a machine where the web processes must win anyway.
+    """
+    niceness = int(settings.TASK_WORKER_NICENESS)
+    if niceness > 0 and hasattr(os, "nice"):
+        return os.nice(niceness)
+    return os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0
 
 
 def beat(worker_id: str) -> None:

@@ -59,13 +59,13 @@ class BlogConfig(AppConfig):
         from django.test.signals import setting_changed
         from wagtail.signals import page_published
 
-        from blog import purging, warming, writing
+        from blog import avif, purging, search_index, warming, writing
         from blog.models import PostPage
         from pagecache import purge
         from rendering.cache import set_store
-        from search.query import reindex_published_post
 
         set_store(DjangoRenderStore())
+        avif.register()
         apply_render_limits()
         setting_changed.connect(apply_render_limits, dispatch_uid="render-limits")
         purging.connect()
@@ -76,5 +76,5 @@ class BlogConfig(AppConfig):
         warming.connect()
         writing.connect()
         page_published.connect(
-            reindex_published_post, sender=PostPage, dispatch_uid="search"
+            search_index.reindex_published, sender=PostPage, dispatch_uid="search"
         )

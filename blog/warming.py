@@ -8,9 +8,11 @@ rendition the templates show of an image.
 
 - When a page is published, or an image saved, a task is queued once the
   transaction commits; an editor's publish runs ahead of bulk work.
-- ``import_markdown`` collects what it touched (``collected()``) and queues
-  it at its end (``enqueue``): a task per image, a task per few pages, so
-  that any number of workers share them.
+- ``import_markdown`` collects what it touched (``collected()``): a task per
+  image is queued as soon as the image is stored, so that the workers encode
+  its renditions while the import goes on, and a task per few pages at its
+  end (``enqueue``), when every page and link is written; any number of
+  workers share them.
 - ``manage.py warm_cache`` warms the whole site in its own process: after a
   deploy or a flush of Redis. gunicorn starts it beside the workers
   (``config/gunicorn.py``).
@@ -52,10 +54,15 @@ BULK_PRIORITY = 0
 
 @dataclass
 class Noted:
-    """Pages and images to warm once a bulk change ends."""
+    """Pages and images to warm once a bulk change ends, and bodies to check."""
 
     pages: set[int] = field(default_factory=set)
     images: set[int] = field(default_factory=set)
+    # Pages whose bodies the writing dashboard checks (blog/writing.py): once
+    # each, however many times the bulk change saved them.
+    checks: set[int] = field(default_factory=set)
+    # The ids of the tasks queued while the change goes on (its images').
+    queued: list[str] = field(default_factory=list)
 
 
 _collecting: ContextVar[Noted | None] = ContextVar("warming_collected", default=None)
@@ -175,11 +182,23 @@ def enqueue(pages: Iterable[int] = (), images: Iterable[int] = ()) -> list[str]:
     return [str(result.id) for result in results]
 
 
+def noting() -> Noted | None:
+    """Return what the bulk change under way notes, or None outside one."""
+    return _collecting.get()
+
+
 def _enqueue(pages: list[int] = (), images: list[int] = ()) -> None:
     noted = _collecting.get()
     if noted is not None:
         noted.pages.update(pages)
-        noted.images.update(images)
+        # An image's renditions need nothing else the change writes: queued
+        # now, the workers encode them while the change goes on. Queued in
+        # the image's transaction, as the body checks are (blog/writing.py):
+        # the database queue's worker finds the task once the image commits.
+        fresh = set(images) - noted.images
+        noted.images.update(fresh)
+        if fresh:
+            noted.queued += enqueue(images=fresh)
         return
     # After the commit: the worker must find the change, and a rolled back
     # change is not warmed.

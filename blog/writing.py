@@ -1,17 +1,18 @@
 """The writing dashboard's checks of a body: its links to pages, its bad formulas.
 
 A page's latest body (the one its editor opens) is checked when it is saved,
-as a revision or as the page, and what was found is kept in `BodyCheck`,
-`BodyLink` and `BadFormula`; the dashboard then reads those tables, never the
-bodies. A body checked before (same digest) is not checked again, and KaTeX's
-answers are cached by formula, so a save of a checked body costs one query.
+as a revision or as the page, by a task on the workers (``check_task``): a
+save does not wait for KaTeX's answer on each of a long post's formulas. What
+was found is kept in `BodyCheck`, `BodyLink` and `BadFormula`; the dashboard
+then reads those tables, never the bodies. A body checked before (same digest)
+is not checked again, and KaTeX's answers are cached by formula, so a check
+of a checked body costs one query.
 Whether a link is broken is decided when the dashboard is shown: the page it
 names may be deleted, unpublished or moved after the link was saved.
 """
 
 import hashlib
 import json
-import logging
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from django.urls import Resolver404, resolve
 from wagtail.contrib.routable_page.models import RoutablePageMixin
 from wagtail.models import Page, Revision, Site
 
+from background.retry import retried
+from blog import warming
 from blog.blocks import Text
 from blog.models.writing import BadFormula, BodyCheck, BodyLink
 from blog.text import body_pieces
@@ -36,8 +39,6 @@ from rendering import (
     markdown_formulas,
     markdown_links,
 )
-
-logger = logging.getLogger(__name__)
 
 # Bump when what is found in a body changes, so that every body is checked again.
 CHECK_VERSION = "1"
@@ -288,13 +289,65 @@ def checked_models() -> list[type]:
     return [PostPage, SeriesPage]
 
 
-def _safely(check, *args) -> None:
-    """Run a check; a failure is logged, never in the way of the save."""
-    try:
-        with transaction.atomic():
-            check(*args)
-    except Exception:
-        logger.exception("Could not check the body of page %s", args[0])
+@retried()
+def check_task(page_id: int, revision_id: int | None = None) -> bool:
+    """Check the body of revision ``revision_id`` of a page, or the page's own.
+
+    A revision that is no longer the page's newest is left to the newest's
+    own task; so is the page's own body when a revision holds the one its
+    editor opens. Return whether a body was checked.
+    """
+    with transaction.atomic():
+        if revision_id is not None:
+            revision = Revision.objects.filter(pk=revision_id).first()
+            if revision is None or _newer_revision_exists(revision):
+                return False
+            model = ContentType.objects.get_for_id(revision.content_type_id)
+            field = model.model_class().body_field
+            return _check_content(page_id, field, revision.content)
+        page = Page.objects.filter(pk=page_id).specific().first()
+        if page is None or type(page) not in checked_models():
+            return False
+        if page.latest_revision_id and page.has_unpublished_changes:
+            return False
+        return check_body(page.pk, list(getattr(page, page.body_field).raw_data))
+
+
+def _newer_revision_exists(revision: Revision) -> bool:
+    return Revision.objects.filter(
+        base_content_type_id=revision.base_content_type_id,
+        object_id=revision.object_id,
+        pk__gt=revision.pk,
+    ).exists()
+
+
+def _queue_check(page_id: int, revision_id: int | None = None) -> None:
+    # Queued in the save's transaction, as Wagtail's search index updates
+    # are: the database queue's worker finds the task once the save commits,
+    # and none for a save rolled back. A check that fails is retried, and
+    # never in the way of the save. A bulk change (an import) saves a page
+    # several times (its revision, the page, the publish): it notes the page,
+    # and queues one check of each at its end (``enqueue_checks``).
+    noted = warming.noting()
+    if noted is not None:
+        noted.checks.add(page_id)
+        return
+    check_task.using(priority=warming.EDITOR_PRIORITY).enqueue(page_id, revision_id)
+
+
+def enqueue_checks(page_ids: Iterable[int]) -> list[str]:
+    """Queue as bulk work one check of each page's newest body; return the task ids.
+
+    The newest body is its latest revision's (the one its editor opens), or
+    the page's own when it has none.
+    """
+    bulk = check_task.using(priority=warming.BULK_PRIORITY)
+    latest = dict(
+        Page.objects.filter(pk__in=set(page_ids))
+        .order_by("pk")
+        .values_list("pk", "latest_revision_id")
+    )
+    return [str(bulk.enqueue(pk, revision_id).id) for pk, revision_id in latest.items()]
 
 
 def _revision_saved(sender, instance, raw=False, update_fields=None, **kwargs):
@@ -303,7 +356,7 @@ def _revision_saved(sender, instance, raw=False, update_fields=None, **kwargs):
     model = ContentType.objects.get_for_id(instance.content_type_id).model_class()
     if model not in checked_models():
         return
-    _safely(_check_content, int(instance.object_id), model.body_field, instance.content)
+    _queue_check(int(instance.object_id), instance.pk)
 
 
 def _page_saved(sender, instance, raw=False, update_fields=None, **kwargs):
@@ -311,8 +364,7 @@ def _page_saved(sender, instance, raw=False, update_fields=None, **kwargs):
         return
     if instance.latest_revision_id and instance.has_unpublished_changes:
         return  # the latest revision holds the body its editor opens
-    body = list(getattr(instance, instance.body_field).raw_data)
-    _safely(check_body, instance.pk, body)
+    _queue_check(instance.pk)
 
 
 def connect() -> None:

@@ -13,8 +13,8 @@ Each value can be changed from the environment, as a platform sets them:
   same variable for whose ``X-Forwarded-For`` names the reader
   (config/addresses.py). No header sets ``SCRIPT_NAME`` or ``PATH_INFO``;
 - ``WARM_ON_START``: ``0`` not to start ``manage.py warm_cache`` beside the
-  workers when the server is ready (it renders what an empty cache lacks, at
-  a lower priority than the workers; blog/warming.py).
+  workers when the server is ready (it renders what an empty cache lacks,
+  niced as the task workers are, ``TASK_WORKER_NICENESS``; blog/warming.py).
 
 Logs go to stdout and stderr as one JSON object per line, access log included.
 """
@@ -48,7 +48,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _lower_priority():
-    os.nice(10)
+    # As a task worker does (TASK_WORKER_NICENESS, background/workers.py).
+    niceness = int(os.environ.get("TASK_WORKER_NICENESS", "0"))
+    if niceness > 0:
+        os.nice(niceness)
 
 
 def when_ready(server):

@@ -124,6 +124,22 @@ def current_tokens(cache, keys: list[str], minted: set | None = None) -> list[st
     return [read[key] for key in keys]
 
 
+def read_ahead(cache, keys: list[str]) -> None:
+    """Read these tokens in one call, to be taken from there until the request ends.
+
+    For a request that will need several (its site's, then its path's): one
+    round trip instead of one each. Nothing is minted here: a missing token
+    is minted by whoever asks for it (``current_tokens``). Outside
+    ``tokens_read_once`` it does nothing.
+    """
+    read = _read_tokens.get()
+    if read is None:
+        return
+    unread = [key for key in dict.fromkeys(keys) if key not in read]
+    if unread:
+        read.update(cache.get_many(unread))
+
+
 def forget_tokens(keys) -> None:
     """Delete these tokens: what was kept under them is orphaned, as by a purge."""
     if keys:
@@ -200,12 +216,32 @@ def remember(url_path: str, name: str, compute: Callable[[], T]) -> T:
     return remember_at(site_paths(url_path), name, compute)
 
 
+# What ``remember_site`` keeps, held in this process too: by name, the site's
+# token it was kept under and the value pickled (a fresh copy for each caller,
+# as from the cache). A few entries: one per name.
+_site_values: dict[str, tuple[str, bytes]] = {}
+
+
 def remember_site(name: str, compute: Callable[[], T]) -> T:
     """Return ``compute()`` for the whole site, kept until anything is purged.
 
-    For what only a site-wide purge changes: the site itself, say.
+    For what only a site-wide purge changes: the site itself, say. Read on
+    every request (the site serving it), it is held in this process as well,
+    under the site's token: a request then reads the token (which it reads
+    anyway, to key its page) and not the value.
     """
-    return remember_at([], name, compute)
+    if settings.LISTING_CACHE_SECONDS <= 0 or purges_pending():
+        return remember_at([], name, compute)
+    try:
+        token = path_tokens([])[0]
+    except Exception:
+        return remember_at([], name, compute)  # which logs and bypasses the cache
+    held = _site_values.get(name)
+    if held is not None and held[0] == token:
+        return pickle.loads(held[1])  # noqa: S301 - pickled by this process
+    value = remember_at([], name, compute)
+    _site_values[name] = (token, pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+    return value
 
 
 def remember_at(

@@ -16,6 +16,7 @@ from pagecache.cache import (
     page_cache,
     path_token_key,
     purges_pending,
+    read_ahead,
     site_token_key,
     tokens_read_once,
 )
@@ -62,6 +63,9 @@ class PageCacheMiddleware:
         cache = page_cache()
         minted = set()
         try:
+            # The site's token and the path's, read in one round trip: finding
+            # the site reads the one, keying the page both.
+            read_ahead(cache, [site_token_key(), path_token_key(request.path_info)])
             site = find_site(request)
             # Read before rendering: a purge made meanwhile orphans the copy.
             key = self.key_for(cache, request, site, minted) if site else None

@@ -8,6 +8,7 @@ Pygments, both on the server.
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -643,9 +644,22 @@ def markdown_links(text: str) -> list[tuple[str, str]]:
 
 
 def markdown_math_errors(text: str) -> list[str]:
-    """Return KaTeX's message for every invalid formula in ``text``, in order."""
-    return [
-        message
-        for tex, display in markdown_formulas(text)
-        if (message := check_math(tex, display)) is not None
-    ]
+    """Return KaTeX's message for every invalid formula in ``text``, in order.
+
+    Kept by text: a save of a long derivation checks again only the blocks
+    that changed, and in those reads the formulas' renders in one round trip.
+    """
+    return json.loads(_math_errors(text))
+
+
+@memoize("markdown-math-errors")
+def _math_errors(text: str) -> str:
+    formulas = markdown_formulas(text)
+    with batch():
+        prefetch_math(formulas)
+        messages = [
+            message
+            for tex, display in formulas
+            if (message := check_math(tex, display)) is not None
+        ]
+    return json.dumps(messages, ensure_ascii=False)

@@ -6,10 +6,12 @@ formulas is published once and its worker's render awaited: a long
 derivation as an imported post holds one, in 30 Markdown blocks of 100
 display formulas each (docs/performance.md says why not 3,000 formula
 blocks). Then, in Chromium, an editor opens it in the admin, changes one
-formula and presses 发布, ``--rounds`` times: each time is from the click to
-the admin's next page loaded (the editor can go on). The median must be
-under 0.5 s; the heavy work (typesetting the body and its feed entry) is the
-worker's.
+formula and presses 发布, ``--rounds`` times: each time is from the press
+(the button's ``mousedown``, as the page saw it) to the ``load`` event of the
+admin's next page (the editor can go on), both read from the browser's own
+clock; what Playwright spends making sure the button can be clicked is no
+editor's wait. The median must be under 0.5 s; the heavy work (typesetting
+the body and its feed entry) is the worker's.
 
     make bench-publish
     make bench-publish BENCH_PUBLISH_ARGS="--rounds 5 --formulas 500"
@@ -28,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from scripts.support.servers import DemoServer, TaskWorkers, manage  # noqa: E402
@@ -56,23 +59,23 @@ post.save_revision().publish()
 print(post.pk)
 """
 
-QUEUE_EMPTY = """
-from django_tasks_db.models import DBTaskResult
-print(DBTaskResult.objects.filter(status__in=["READY", "RUNNING"]).count())
-"""
+
+# The press, in the browser's clock (milliseconds since the epoch), kept
+# across the navigation it starts; then the time from it to the next page's
+# load event.
+NOTE_PRESS = """() => document.addEventListener("mousedown", () => {
+  sessionStorage.setItem("pressed", String(performance.timeOrigin + performance.now()));
+}, { capture: true, once: true })"""
+LOADED = """() => performance.getEntriesByType("navigation")[0].loadEventEnd > 0"""
+SINCE_PRESS = """() => {
+  const [navigation] = performance.getEntriesByType("navigation");
+  return performance.timeOrigin + navigation.loadEventEnd - Number(sessionStorage.getItem("pressed"));
+}"""
 
 
 def say(text: str = "") -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
-
-
-def wait_for_queue(env: dict[str, str], timeout: float = 600) -> None:
-    deadline = time.monotonic() + timeout
-    while int(manage(env, "shell", "-c", QUEUE_EMPTY).strip().splitlines()[-1]):
-        if time.monotonic() > deadline:
-            raise RuntimeError("the task worker did not empty the queue")
-        time.sleep(1)
 
 
 def main() -> int:
@@ -90,23 +93,24 @@ def main() -> int:
         "BENCH_FORMULAS": str(args.formulas),
     }
     waits = []
+    asked = 0
     with (
         DemoServer(
             "scripts.support.audit_settings", env=env, collectstatic=True, workers=2
         ) as server,
-        TaskWorkers(server.env, server.folder, count=1),
+        TaskWorkers(server.env, server.folder, count=1) as workers,
     ):
         post_id = manage(server.env, "shell", "-c", HEAVY_POST).split()[-1]
         say(f"A post of {args.formulas} formulas published; its render …")
         started = time.monotonic()
-        wait_for_queue(server.env)
+        workers.wait_until_idle(server.folder / "db.sqlite3")
         say(f"  rendered by the worker in {time.monotonic() - started:.1f} s")
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path=CHROMIUM, args=["--no-sandbox"], headless=True
             )
             page = browser.new_page(base_url=server.url, locale="zh-CN")
-            page.set_default_timeout(120_000)
+            page.set_default_timeout(60_000)
             page.goto("/admin/login/")
             page.fill("#id_username", "bench")
             page.fill("#id_password", PASSWORD)
@@ -121,10 +125,33 @@ def main() -> int:
                 )
                 page.locator("footer [data-w-dropdown-target='toggle']").first.click()
                 button = page.get_by_role("button", name="发布").first
-                started = time.perf_counter()
-                with page.expect_navigation(wait_until="load"):
+                page.evaluate(NOTE_PRESS)
+                overwrite = page.get_by_role("dialog").get_by_role(
+                    "button", name="发布"
+                )
+                try:
                     button.click()
-                waits.append(time.perf_counter() - started)
+                    # Wagtail's editing session now and then finds the last
+                    # round's revision newer than the form's and asks whether
+                    # to overwrite it: an editor says yes, and the time counts
+                    # from the first press.
+                    deadline = time.monotonic() + 60
+                    while page.url.endswith("/edit/"):
+                        if overwrite.is_visible():
+                            asked += 1
+                            overwrite.click()
+                        if time.monotonic() > deadline:
+                            raise PlaywrightError("no next page within 60 s")
+                        page.wait_for_timeout(20)
+                    page.wait_for_load_state("load")
+                except PlaywrightError:
+                    shot = ROOT / ".bench" / "publish-failed.png"
+                    shot.parent.mkdir(exist_ok=True)
+                    page.screenshot(path=str(shot))
+                    say(f"  publish {number} went nowhere from {page.url}; see {shot}")
+                    raise
+                page.wait_for_function(LOADED)
+                waits.append(page.evaluate(SINCE_PRESS) / 1000)
                 if "已经发布" not in page.locator(".messages").inner_text():
                     raise RuntimeError("the publish was refused")
                 say(f"  publish {number}: {waits[-1]:.2f} s")
@@ -132,6 +159,8 @@ def main() -> int:
     median = statistics.median(waits)
     ok = median < TARGET_SECONDS
     say(f"\nMedian of {len(waits)} publishes: {median:.2f} s (max {max(waits):.2f} s)")
+    if asked:
+        say(f"  ({asked} asked whether to overwrite a newer revision, and went on)")
     say(f"  target: publish under {TARGET_SECONDS} s: {'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 

@@ -17,7 +17,7 @@ then the summary, then the backend's score.
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from django.contrib.contenttypes.models import ContentType
@@ -25,7 +25,6 @@ from django.db.models import Exists, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Cast
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from wagtail.search import index
 
 from rendering.cache import batch
 from rendering.inline import inline_pieces
@@ -231,6 +230,23 @@ def _snippet_html(
     return mark_safe(f"{prefix}{html}{suffix}")  # noqa: S308 (escaped above)
 
 
+class _LazyUnits:
+    """Each passage's ``_units``, made when first reached and kept for a second pass.
+
+    A long post has hundreds of passages; the first match is usually early.
+    """
+
+    def __init__(self, passages: Sequence[Passage]) -> None:
+        self.passages = passages
+        self.made: list[list[tuple[str, str]]] = []
+
+    def __iter__(self) -> Iterator[list[tuple[str, str]]]:
+        yield from self.made
+        for passage in self.passages[len(self.made) :]:
+            self.made.append(_units(passage))
+            yield self.made[-1]
+
+
 def _excerpt(
     passages: Sequence[Passage],
     pattern: re.Pattern | None,
@@ -244,7 +260,7 @@ def _excerpt(
     """
     if pattern is None:
         return None
-    split = [_units(passage) for passage in passages]
+    split = _LazyUnits(passages)
     for kinds in (("text",), ("math",)):
         for units in split:
             for at, (kind, value) in enumerate(units):
@@ -411,12 +427,3 @@ def hits(
             Hit(post=page, title=_marked(page.title, pattern), snippet=snippet)
         )
     return results
-
-
-def reindex_published_post(sender, instance, **kwargs):
-    """Index a page again once publishing has saved its tags.
-
-    The index is updated when the page row is saved, before modelcluster
-    writes the tags; `page_published` comes after both.
-    """
-    index.insert_or_update_object(instance)

@@ -8,8 +8,9 @@ with what is there after, and purges by kind of change:
 - **the body only** (the title, URL, summary, dates, cover, tags and place
   unchanged): the post's own paths (page, card, figures, social image), the
   feeds that carry its full text (the site's, its tags', its sections'), the
-  search results and the sitemap (its date), and the pages it started or
-  stopped linking to (their backlinks);
+  sitemap (its date), and the pages it started or stopped linking to (their
+  backlinks); the search results once a worker has indexed the new text
+  (``blog.search_index``), or at once when the post leaves;
 - **what listings show** (title, URL, summary, dates, cover, tags, place; a
   post added, removed or moved): besides, every listing of it (home, its
   sections, tags, archive), its neighbours' ends (previous/next, related),
@@ -25,6 +26,11 @@ kind is taken as changed.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from django.db.models import Q
 from django.urls import reverse
 from wagtail.models import Page, Site
@@ -37,6 +43,7 @@ from blog.paths import (
     site_wide_paths,
     tag_paths,
 )
+from pagecache.cache import purge_paths
 from pagecache.purge import paths_of
 
 # The explorer fragments' paths: this, then a folder's URL within its site.
@@ -97,6 +104,16 @@ def changed(before: dict | None, after: dict | None, fields) -> bool:
     return any(before[name] != after[name] for name in fields)
 
 
+def republished(before: dict | None, after: dict | None) -> bool:
+    """Whether this save published a new revision of a post that was live before."""
+    return (
+        before is not None
+        and after is not None
+        and after["live"]
+        and before["live_revision_id"] != after["live_revision_id"]
+    )
+
+
 def purge_paths_of_post(post, recent_count: int) -> set[str]:
     """Return the paths that show what this save of ``post`` changed.
 
@@ -113,6 +130,11 @@ def purge_paths_of_post(post, recent_count: int) -> set[str]:
     paths = paths_of([post]) | post.figure_paths() | post.preview_paths()
     paths.add(reverse("social_image", args=[post.pk]))
     paths |= site_wide_paths()  # the site feed, search, the sitemap
+    if republished(before, after):
+        # Its search results are purged once a worker has indexed its new
+        # text (blog.search_index): purged now, they would be made again from
+        # the old index and kept.
+        paths.discard(reverse("search"))
     paths |= {p for p in tag_paths(tags) if p.endswith("/feed/")}
     for ancestor in ancestors[1:]:
         paths |= feed_paths(ancestor)
@@ -183,3 +205,59 @@ def explorer_paths(post, before: dict | None, recent_count: int) -> set[str]:
     if everything:
         return {p for root in roots for p in fragment_paths_under(root.path, [root])}
     return fragment_paths_under(parent_path, roots)
+
+
+# The tag rows deleted (-1) and added (+1) while a post is saved, by post and
+# tag, each with its tag (``tags_netted``).
+_tag_rows: ContextVar[dict[tuple[int, int], list] | None] = ContextVar(
+    "tag_rows", default=None
+)
+
+
+@contextmanager
+def tags_netted(post) -> Iterator[None]:
+    """Purge what shows the tags ``post`` gained or lost in the block, at its end.
+
+    A publish from the admin's form saves a post's tags by deleting their rows
+    and adding them again (modelcluster): a tag deleted and added again is
+    unchanged, and nothing that shows it is purged (``note_tag_row``).
+    """
+    if _tag_rows.get() is not None:
+        yield
+        return
+    rows: dict[tuple[int, int], list] = {}
+    token = _tag_rows.set(rows)
+    try:
+        yield
+    finally:
+        _tag_rows.reset(token)
+    changed = defaultdict(list)
+    for (post_id, _), (tag, count) in rows.items():
+        if count:
+            changed[post_id].append(tag)
+    for post_id, tags in changed.items():
+        purge_paths(tag_change_paths(type(post), post_id, tags))
+
+
+def note_tag_row(post_id: int, tag, change: int) -> bool:
+    """Count a tag row of a post deleted (-1) or added (+1) inside ``tags_netted``.
+
+    Return whether it was counted: outside such a block, it is the caller's
+    to purge (``tag_change_paths``).
+    """
+    rows = _tag_rows.get()
+    if rows is None:
+        return False
+    rows.setdefault((post_id, tag.pk), [tag, 0])[1] += change
+    return True
+
+
+def tag_change_paths(post_model, post_id: int, tags) -> set[str]:
+    """Return what shows that post ``post_id`` gained or lost ``tags``.
+
+    The tags' pages and feeds list it; its own page and feed entry show its
+    tags; the posts sharing the tags list their related posts by them.
+    """
+    post = Page.objects.filter(pk=post_id).only("url_path")
+    sharing = post_model.posts_sharing_tags(tags)
+    return tag_paths(tags) | paths_of(post) | paths_of(sharing)

@@ -38,7 +38,7 @@ from blog.models.base import (
     site_has_view_restrictions,
 )
 from blog.models.body import RenderedBody
-from blog.models.changes import purge_paths_of_post, shown_state
+from blog.models.changes import purge_paths_of_post, shown_state, tags_netted
 from blog.models.plain_rows import RowsLoadedPlainly
 from blog.models.preview import Previewable
 from blog.text import body_text
@@ -280,7 +280,8 @@ class PostPage(
         # What listings and the explorer showed of it: a publish purges by
         # what changed (blog.models.changes).
         self.shown_before = shown_state(self) if fields is None else None
-        super().save(*args, **kwargs)
+        with tags_netted(self):
+            super().save(*args, **kwargs)
         # Tags saved with the page took its date already (PostTag.save); a save
         # that left them alone must still carry a new date to them. A draft's
         # revision saves other fields only, and its date stays in the draft.
@@ -345,6 +346,7 @@ class PostPage(
         """
         found = (
             cls.objects.filter(pk__in=list(ids))
+            .for_listing()
             .with_body_digest()
             .prefetch_related(PostTag.prefetch())
             .in_bulk()

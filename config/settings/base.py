@@ -210,16 +210,17 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# The web server and a task worker write at once: readers go on while one
+# writes (WAL), a transaction takes the write lock when it starts rather than
+# fail with "database is locked" when it cannot upgrade a read, and waits up
+# to 20 s for it.
+SQLITE_OPTIONS = {
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # The web server and a task worker write at once: readers go on while one
-    # writes (WAL), a transaction takes the write lock when it starts rather
-    # than fail with "database is locked" when it cannot upgrade a read, and
-    # waits up to 20 s for it.
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        transaction_mode="IMMEDIATE",
-        timeout=20,
-    )
+    DATABASES["default"].setdefault("OPTIONS", {}).update(SQLITE_OPTIONS)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend, waiting out a database restart (config/postgresql/).
     DATABASES["default"]["ENGINE"] = "config.postgresql"
@@ -420,6 +421,11 @@ TASKS = {
 # A task worker that has not said it is alive for this long counts as stopped:
 # the tasks it was running go back in the queue (background/workers.py).
 TASK_WORKER_LOST_SECONDS = float(os.environ.get("TASK_WORKER_LOST_SECONDS", "30"))
+# Niceness a task worker adds to itself (background/workers.py). 0, as started:
+# a niced worker gets next to no processor while the web processes are busy,
+# so the pages readers ask for stay unfinished, and uncached, as long as the
+# load lasts (docs/performance.md, the soak).
+TASK_WORKER_NICENESS = int(os.environ.get("TASK_WORKER_NICENESS", "0"))
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
 LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
 PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/", "/comments/"]
@@ -477,6 +483,9 @@ WAGTAILIMAGES_MAX_UPLOAD_SIZE = int(
     os.environ.get("MAX_IMAGE_UPLOAD_BYTES", str(10 * 1024 * 1024))
 )
 WAGTAILIMAGES_MAX_IMAGE_PIXELS = 50_000_000
+# libavif's speed for AVIF renditions, 0 (slowest, smallest) to 10: 8 takes a
+# third of the default 6's time for about 5 % more bytes (blog/avif.py).
+IMAGE_AVIF_SPEED = int(os.environ.get("IMAGE_AVIF_SPEED", "8"))
 # Documents (downloads linked from a post): PDF only, by name and by content
 # (blog/document_forms.py), sent as attachments: none is shown inline, and
 # each is sent by Wagtail's view (never a redirect to the bucket), which adds

@@ -182,7 +182,8 @@ def wrk(url: str, *, duration: float, connections: int, threads: int) -> dict:
     errors = sum(map(int, sockets.groups())) if sockets else 0
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     latency = dict(
-        re.findall(r"^\s+(50|99)%\s+([\d.]+(?:us|ms|s|m))$", out, re.MULTILINE)
+        # wrk pads a time to its column ("1.00s "): the line may end in spaces.
+        re.findall(r"^\s+(50|99)%\s+([\d.]+(?:us|ms|s|m))\s*$", out, re.MULTILINE)
     )
     if not {"50", "99"} <= latency.keys():
         raise RuntimeError(f"wrk gave no latency distribution for {url}:\n{out}")

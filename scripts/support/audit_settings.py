@@ -14,11 +14,16 @@ from config.settings.production import *  # noqa: F403
 DEMO_SERVER_DIR = Path(os.environ["DEMO_SERVER_DIR"])
 # DATABASE_URL must be set for the production settings to load; the audit's
 # database is this throwaway file whatever it says.
+# Its connection options are the ones every SQLite site has (base settings:
+# WAL, writes that wait their turn), as a task worker writes beside the server.
 DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": DEMO_SERVER_DIR / "db.sqlite3",
-        "OPTIONS": {"init_command": "PRAGMA synchronous=OFF;"},
+        "OPTIONS": {
+            **SQLITE_OPTIONS,  # noqa: F405
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;",
+        },
     }
 }
 STATIC_ROOT = DEMO_SERVER_DIR / "static"

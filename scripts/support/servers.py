@@ -17,6 +17,7 @@ import hashlib
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -272,6 +273,24 @@ class TaskWorkers:
                 )
         return self
 
+    def wait_until_idle(self, database: Path | str, timeout: float = 600) -> None:
+        """Return once no task waits or runs in the queue of ``database``.
+
+        ``database`` is the site's SQLite file or a PostgreSQL URL. Raise if a
+        worker stops or the queue is not empty after ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        while (counts := task_counts(database)).get("READY", 0) + counts.get(
+            "RUNNING", 0
+        ):
+            if any(process.poll() is not None for process in self.processes):
+                raise RuntimeError(
+                    f"a task worker stopped; see {self.folder}/{self.name}-*.log"
+                )
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the task workers left {counts} after {timeout} s")
+            time.sleep(0.5)
+
     def __exit__(self, *exc_info) -> None:
         for process in self.processes:
             if process.poll() is None:
@@ -283,3 +302,23 @@ class TaskWorkers:
                 process.kill()
                 process.wait()
         self.processes = []
+
+
+QUEUE_COUNTS = (
+    "SELECT status, count(*) FROM django_tasks_database_dbtaskresult GROUP BY status"
+)
+
+
+def task_counts(database: Path | str) -> dict[str, int]:
+    """Count a site's tasks by status, without Django.
+
+    ``database`` is its SQLite file (read only) or a PostgreSQL URL.
+    """
+    if isinstance(database, Path):
+        connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        try:
+            return dict(connection.execute(QUEUE_COUNTS).fetchall())
+        finally:
+            connection.close()
+    with psycopg.connect(database) as connection:
+        return dict(connection.execute(QUEUE_COUNTS).fetchall())

@@ -423,6 +423,39 @@
     return null;
   }
 
+  /* A Markdown block's preview is typeset when the block comes near the
+     window, not when the editor opens: an imported derivation holds
+     thousands of formulas, and typesetting them all at once would leave the
+     page hundreds of thousands of elements to lay out at every click. Typing
+     updates a preview at once, seen or not. The admin scrolls in its <main>,
+     not the window: the observer watches within the box that scrolls. */
+  function scroller(element) {
+    for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+      if (/(auto|scroll)/.test(getComputedStyle(node).overflowY)) return node;
+    }
+    return null;
+  }
+
+  let nearWindow = null;
+  function typesetWhenNear(field) {
+    if (!("IntersectionObserver" in window)) return updateMarkdown(field);
+    if (!nearWindow) {
+      nearWindow = new IntersectionObserver(
+        (entries) => {
+          for (const entry of entries) {
+            if (!entry.isIntersecting) continue;
+            nearWindow.unobserve(entry.target);
+            updateMarkdown(entry.target);
+          }
+        },
+        { root: scroller(field), rootMargin: "1500px 0px" },
+      );
+    }
+    const root = nearWindow.root;
+    if (root && !root.contains(field)) return updateMarkdown(field);
+    nearWindow.observe(field);
+  }
+
   /* Typeset every field in root (root included). */
   function scan(root) {
     const within = (selector) => [
@@ -430,7 +463,10 @@
       ...root.querySelectorAll(selector),
     ];
     for (const selector of Object.values(FIELDS)) {
-      for (const field of within(selector)) updaterFor(field)(field);
+      for (const field of within(selector)) {
+        if (selector === FIELDS.markdown) typesetWhenNear(field);
+        else updaterFor(field)(field);
+      }
     }
     for (const wrapper of within(RICH_TEXT)) {
       if (wrapper.closest("[data-streamfield-stream-container]")) updateRichText(wrapper);

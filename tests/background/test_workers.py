@@ -1,5 +1,10 @@
-"""A task whose worker stopped mid-run goes back in the queue; a live one's stays."""
+"""A task whose worker stopped mid-run goes back in the queue; a live one's stays.
 
+And a worker gives the processor to the web processes first.
+"""
+
+import multiprocessing
+import os
 from datetime import timedelta
 
 from django.utils import timezone
@@ -47,3 +52,25 @@ def test_a_worker_that_never_beat_counts_as_stopped(database_queue):
     old = running("old", "before-beats", seconds_ago=3600)
     assert requeue_orphans(after=30) == 1
     assert status(old) == TaskResultStatus.READY
+
+
+def _niceness_of_a_worker(queue) -> None:
+    from background.workers import lower_priority
+
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    lower_priority()
+    queue.put((before, os.getpriority(os.PRIO_PROCESS, 0)))
+
+
+def test_a_task_worker_yields_the_processor_to_the_web_processes(settings):
+    # Run in a process of its own: niceness cannot be taken back.
+    settings.TASK_WORKER_NICENESS = 7
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_niceness_of_a_worker, args=(queue,))
+    child.start()
+    before, after = queue.get(timeout=30)
+    child.join(timeout=30)
+
+    assert after == min(before + 7, 19)
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before

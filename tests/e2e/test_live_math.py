@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from scripts.support.servers import manage
 from tests.e2e.admin import create_editor, log_in
 from tests.e2e.ci import ARTIFACTS
 from tests.e2e.conftest import PageProblems
@@ -160,3 +161,47 @@ def test_the_public_page_loads_no_math_javascript(open_page):
     page, _ = open_page(MATH_POST)
     sources = page.eval_on_selector_all("script[src]", "els => els.map(e => e.src)")
     assert not [src for src in sources if "katex" in src or "admin-math" in src]
+
+
+LONG_DERIVATION = """
+from blog.models import HomePage, PostPage
+home = HomePage.objects.first()
+post = PostPage(title="很长的推导（预览）", slug="long-derivation-preview", summary="公式")
+post.body = [
+    ("markdown", "\\n\\n".join(f"$$b_{{{k}}} = {n}$$" for k in range(20)))
+    for n in range(40)
+]
+home.add_child(instance=post)
+post.save_revision()
+print(post.pk)
+"""
+MARKDOWN_PREVIEW = ".markdown-block [data-live-math]"
+
+
+def test_a_long_derivation_s_previews_are_typeset_as_they_come_into_view(
+    browser, demo_server, editor_login
+):
+    # 800 formulas in 40 Markdown blocks: typeset all at once, the editor
+    # would lay out hundreds of thousands of elements at every click.
+    post_id = manage(demo_server.env, "shell", "-c", LONG_DERIVATION).split()[-1]
+    context = browser.new_context(
+        base_url=demo_server.url, locale="zh-CN", viewport=DESKTOP
+    )
+    page = context.new_page()
+    try:
+        log_in(page, editor_login)
+        page.goto(f"/admin/pages/{post_id}/edit/")
+        blocks = page.locator(".markdown-block")
+        page.locator(f"{MARKDOWN_PREVIEW} .katex").first.wait_for()
+        assert blocks.count() == 40
+        last = blocks.last
+        assert last.locator("[data-live-math] .katex").count() == 0
+        typeset = page.locator(f"{MARKDOWN_PREVIEW} .katex").count()
+        assert 0 < typeset < 400
+
+        last.locator("textarea").scroll_into_view_if_needed()
+        last.locator("[data-live-math] .katex").first.wait_for()
+        assert last.locator("[data-live-math] .katex").count() == 20
+        assert last.locator("annotation").first.text_content() == "b_{0} = 39"
+    finally:
+        context.close()

@@ -169,3 +169,46 @@ def test_a_post_entering_the_recent_updates_purges_every_explorer_only(
     assert "/*" not in purged
     # The pages of other folders keep their cached copies.
     assert "/notes/new0/" not in purged and "/notes/csapp/" not in purged
+
+
+def publish_from_the_admin(client, post, capture, purger, tags):
+    """Publish ``post`` from the page editor's form with its body changed and
+    these tags (the form saves the tag rows anew); return the paths purged."""
+    from tests.blog.admin.editing import edit_url, form_data, paragraph
+
+    purger.clear()
+    data = form_data(
+        [("paragraph", paragraph("<p>编辑改过的正文</p>"))],
+        action="publish",
+        title=post.title,
+        slug=post.slug,
+        summary=post.summary,
+        date=post.date.isoformat(),
+        updated=post.updated.isoformat(),
+        tags=tags,
+    )
+    with capture(execute=True):
+        response = client.post(edit_url(post), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    return {p.removeprefix("localhost") for p in purger}
+
+
+def test_a_publish_from_the_admin_with_the_same_tags_purges_no_tag_page(
+    admin_client, purger, blog, django_capture_on_commit_callbacks
+):
+    purged = publish_from_the_admin(
+        admin_client, blog["smem"], django_capture_on_commit_callbacks, purger, "cuda"
+    )
+    assert {"/cuda/smem/", "/feed/", "/tags/cuda/feed/"} <= purged
+    # The form deleted the post's tag row and added it again: no change.
+    assert not {"/tags/", "/tags/cuda/", "/cuda/cute/layout/"} & purged
+
+
+def test_a_publish_from_the_admin_purges_the_tags_gained_and_lost(
+    admin_client, purger, blog, django_capture_on_commit_callbacks
+):
+    purged = publish_from_the_admin(
+        admin_client, blog["smem"], django_capture_on_commit_callbacks, purger, "gemm"
+    )
+    assert {"/tags/", "/tags/cuda/", "/tags/gemm/", "/tags/gemm/feed/",
+            "/cuda/cute/layout/"} <= purged  # fmt: skip

@@ -686,3 +686,34 @@ def test_render_cache_entries_expire(tmp_path):
     assert caches["renders"].default_timeout == settings.RENDER_CACHE_SECONDS
     disk = disk_caches(tmp_path)
     assert disk["renders"]["TIMEOUT"] == settings.RENDER_CACHE_SECONDS
+
+
+def test_a_cached_page_asks_the_cache_twice_its_tokens_then_the_page(
+    client, site, monkeypatch
+):
+    # The site serving it is held in the process under the site's token, which
+    # the request reads with its path's token: two round trips to Redis.
+    post = site["first"]
+    assert client.get(post.url)["X-Page-Cache"] == "miss"
+    asked, inside = [], []
+    for alias in ("default", "renders"):
+        cache = caches[alias]
+        for name in ("get", "get_many"):
+            read = getattr(cache, name)
+
+            def counted(*args, read=read, call=f"{alias}.{name}", **kwargs):
+                if not inside:  # a backend's get_many may call its own get
+                    asked.append(call)
+                inside.append(call)
+                try:
+                    return read(*args, **kwargs)
+                finally:
+                    inside.pop()
+
+            monkeypatch.setattr(cache, name, counted)
+
+    response = client.get(post.url)
+
+    assert response["X-Page-Cache"] == "hit"
+    assert "第一篇" in response.content.decode()
+    assert asked == ["default.get_many", "default.get"]

@@ -82,6 +82,27 @@ def test_positional_keyword_and_default_arguments_share_one_entry():
     assert calls == ["hi"]
 
 
+def test_every_argument_in_order_shares_the_entry_of_a_bound_call():
+    # A call giving each argument in order takes a shortcut past binding;
+    # its key must be the one binding gives.
+    calls = []
+
+    @cache.memoize("p")
+    def repeat(text: str, times: int = 1) -> str:
+        calls.append((text, times))
+        return text * times
+
+    assert repeat("ab", 2) == "abab"
+    assert repeat("ab", times=2) == "abab"
+    assert repeat(text="ab", times=2) == "abab"
+    assert repeat("ab", 1) == "ab"
+    assert repeat("ab") == "ab"
+
+    assert calls == [("ab", 2), ("ab", 1)]
+    assert repeat.cache_key("ab", 2) == repeat.cache_key("ab", times=2)
+    assert repeat.cache_key("ab", 2) != repeat.cache_key("ab", 3)
+
+
 def test_exceptions_propagate_and_are_not_cached():
     calls = []
 
@@ -400,3 +421,17 @@ def test_a_result_larger_than_the_bound_is_returned_but_not_kept(monkeypatch):
             shout(large)
 
     assert calls == [small, large, wide, large] + [large, wide, large]
+
+
+def test_a_markdown_text_checked_before_is_not_checked_formula_by_formula():
+    from rendering.markdown import markdown_math_errors
+
+    text = "\n\n".join(f"$$a_{{{k}}} = k^2$$" for k in range(50)) + "\n\n$x^{2$"
+    first = markdown_math_errors(text)
+    katex_lookups = cache.hit_count("katex") + cache.render_count("katex")
+
+    assert markdown_math_errors(text) == first
+    assert len(first) == 1 and "Expected '}'" in first[0]
+    assert cache.hit_count("katex") + cache.render_count("katex") == katex_lookups
+    # A changed text is checked again.
+    assert markdown_math_errors(text.replace("x^{2$", "x^{2}$")) == []

@@ -14,7 +14,6 @@ import time
 from urllib.parse import urlsplit
 
 import boto3
-import psycopg
 import pytest
 import requests
 
@@ -96,10 +95,10 @@ def servers(s3_endpoint, redis_link, tmp_path_factory):  # noqa: F811
             # Two task workers on the same database: the renditions, the search
             # and reference indexes, the CDN purges, as deployed.
             try:
-                with TaskWorkers(env, folder, count=2):
+                with TaskWorkers(env, folder, count=2) as workers:
                     # What preparing the site queued (the demo's renditions,
                     # the search index the admin's search reads) done first.
-                    wait_for_empty_queue(database_url, timeout=180)
+                    workers.wait_until_idle(database_url, timeout=180)
                     yield urls
             finally:
                 for process in processes:
@@ -109,20 +108,6 @@ def servers(s3_endpoint, redis_link, tmp_path_factory):  # noqa: F811
         for item in s3.list_objects_v2(Bucket=BUCKET).get("Contents", []):
             s3.delete_object(Bucket=BUCKET, Key=item["Key"])
         s3.delete_bucket(Bucket=BUCKET)
-
-
-def wait_for_empty_queue(database_url, timeout):
-    deadline = time.monotonic() + timeout
-    query = (
-        "SELECT count(*) FROM django_tasks_database_dbtaskresult "
-        "WHERE status IN ('READY', 'RUNNING')"
-    )
-    while True:
-        with psycopg.connect(database_url) as db:
-            if not db.execute(query).fetchone()[0]:
-                return
-        assert time.monotonic() < deadline, "the task workers did not empty the queue"
-        time.sleep(0.5)
 
 
 def server_env(database_url, s3_url, redis_port):

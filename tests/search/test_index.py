@@ -61,3 +61,20 @@ def test_the_index_is_read_and_scores_every_match(home):
     assert set(scores) == {str(in_title.pk), str(in_body.pk)}
     # Higher is better on both databases (SQLite's BM25 is negated).
     assert all(score > 0 for score in scores.values()), scores
+
+
+def test_a_publish_leaves_indexing_to_a_task_worker(home, database_queue):
+    # Tokenizing a long post is not the editor's wait: the publish queues the
+    # index update, and the worker indexes the post with the tags publishing
+    # saved after the page row.
+    from tests.queue import run_worker
+
+    post = PostPageFactory(parent=home, title="Quokka notes", live=False)
+    post.tags.add("wombat")
+    post.save_revision().publish()
+    assert PostPage.search_ids("quokka") == []
+
+    run_worker()
+
+    assert PostPage.search_ids("quokka") == [post.pk]
+    assert PostPage.search_ids("wombat") == [post.pk]

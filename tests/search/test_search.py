@@ -236,3 +236,33 @@ def test_snippets_follow_the_body_and_are_not_made_again(client, home, monkeypat
 
 
 search_passages = text.snippet_passages
+
+
+def test_cached_results_follow_the_index_a_worker_updates(
+    client, home, settings, django_capture_on_commit_callbacks
+):
+    # With a queue (not the tests' immediate one), the index takes the new
+    # text when a worker runs. A search asked meanwhile still finds the old
+    # text; once the index has the new one, the results shown must too.
+    from django_tasks import default_task_backend
+
+    settings.PAGE_CACHE_SECONDS = 3600
+    settings.LISTING_CACHE_SECONDS = 3600
+    post = make_post(home, "Warp specialization", paragraph="producer warps")
+    settings.TASKS = {
+        "default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}
+    }
+    post.body = [("paragraph", RichText("<p>consumer warps</p>"))]
+    with django_capture_on_commit_callbacks(execute=True):
+        post.save_revision().publish()
+    assert titles(client, "consumer") == []  # the worker has not run
+
+    queued = list(default_task_backend.results)
+    assert queued, "the publish queued nothing"
+    with django_capture_on_commit_callbacks(execute=True):
+        for result in queued:
+            result.task.call(*result.args, **result.kwargs)
+
+    shown = client.get("/search/", {"q": "consumer"}).content.decode()
+    assert "找到 1 篇文章" in shown
+    assert post.title in shown

@@ -23,7 +23,7 @@ from django.db import transaction
 from wagtail.models import Page
 
 from background.queue import is_queued
-from blog import warming
+from blog import warming, writing
 from blog.models import PostPage, SeriesPage
 from pagecache.cache import purge_all_at_end
 from rendering.mkdocs import strip_attr_lists
@@ -158,9 +158,11 @@ class Importer(SaveMixin, PlacesMixin):
 
     def _warm(self, touched: warming.Noted) -> None:
         """Queue the rendering of the pages and images written, for the workers."""
+        # The images' renditions were queued as each image was stored.
+        self.report.queued = touched.queued + writing.enqueue_checks(touched.checks)
         if not touched.pages and not touched.images:
             return
-        self.report.queued = warming.enqueue(touched.pages, touched.images)
+        self.report.queued += warming.enqueue(touched.pages)
         pages, images = len(touched.pages), len(touched.images)
         if is_queued():
             self.report.notes.append(

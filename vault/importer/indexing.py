@@ -2,7 +2,7 @@
 
 Wagtail updates both indexes on every save of a page: an imported post is saved
 when it is added, revised and published, its tags are saved with it, and
-`search.query.reindex_published_post` indexes it once more after publishing.
+`blog.search_index.reindex_published` indexes it once more after publishing.
 Each search index update reads the whole post again (its tokens come from jieba)
 and, on SQLite, averages the title length of the whole index; each reference
 index update walks the whole body. Inside `deferred_index_updates()` those
@@ -101,10 +101,10 @@ def _install() -> None:
                 REFERENCES,
             )
         from blog.models import PostPage
-        from search.query import reindex_published_post
+        from blog.search_index import reindex_published
 
         # Connected in BlogConfig.ready() under this dispatch_uid.
-        _gate(page_published, reindex_published_post, PostPage, SEARCH, "search")
+        _gate(page_published, reindex_published, PostPage, SEARCH, "search")
         _installed = True
 
 

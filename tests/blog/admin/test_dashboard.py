@@ -10,11 +10,13 @@ from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 from wagtail.models import GroupPagePermission, Page, Revision
 
 from blog.models import BodyCheck, PostPage
 from tests.blog.admin.editing import edit_url, html_of
 from tests.factories import PostPageFactory, SeriesPageFactory
+from tests.queue import run_worker
 
 # The whole dashboard, as measured: Wagtail's own (session, user, permissions,
 # site summary, its panels) about twenty, the writing panel thirteen at most
@@ -283,6 +285,31 @@ def test_bad_formulas_of_an_imported_post_are_listed_by_block(
     assert code["title"].startswith("KaTeX parse error")
 
 
+def test_an_import_queues_one_check_of_each_page_for_the_workers(
+    as_editor, home, tmp_path, database_queue
+):
+    # An import saves each page three times (a revision, the page, the
+    # publish); the workers check each body once, the newest.
+    (tmp_path / "bad-math.md").write_text(BAD_POST, encoding="utf-8")
+    (tmp_path / "fine.md").write_text("# 好公式\n\n$$E = mc^2$$\n", encoding="utf-8")
+    call_command("import_markdown", str(tmp_path), stdout=StringIO())
+    imported = dict(
+        PostPage.objects.filter(title__in=["导入的坏公式", "好公式"]).values_list(
+            "pk", "latest_revision_id"
+        )
+    )
+    checks = DBTaskResult.objects.filter(task_path="blog.writing.check_task")
+    assert sorted(tuple(c.args_kwargs["args"]) for c in checks) == sorted(
+        imported.items()
+    )
+
+    run_worker()
+
+    panel = writing_panel(as_editor.get(reverse("wagtailadmin_home")))
+    assert panel.find(id="writing-unchecked") is None
+    assert panel.find(id="writing-formulas").get_text() == "有错误的公式（2）"
+
+
 def test_pages_saved_before_the_checks_are_counted_until_checked(as_editor, series):
     post = PostPageFactory(parent=series, title="老文章")
     BodyCheck.objects.filter(pk=post.pk).delete()
@@ -468,3 +495,41 @@ def test_an_editors_dashboard_queries_do_not_grow_with_the_number_of_posts(
     assert len(finding_rows(panel, "writing-links")) == shown
     assert panel.find(id="writing-links").get_text() == f"失效的内部链接（{posts}）"
     assert panel.find(id="writing-formulas").get_text() == f"有错误的公式（{posts}）"
+
+
+def test_a_save_leaves_the_check_of_its_formulas_to_a_task_worker(
+    as_editor, series, database_queue
+):
+    # A long derivation's save does not wait for KaTeX's answer on each of its
+    # formulas: the dashboard's check is queued, and counted as not yet done.
+    post = PostPageFactory(parent=series, title="长推导")
+    post.body = [("markdown", "$$\\frac{1}{2$$\n\n$$E = mc^2$$")]
+    post.save_revision()
+    panel = writing_panel(as_editor.get(reverse("wagtailadmin_home")))
+    assert "另有 1 个页面" in panel.find(id="writing-unchecked").get_text()
+
+    run_worker()
+
+    panel = writing_panel(as_editor.get(reverse("wagtailadmin_home")))
+    assert panel.find(id="writing-unchecked") is None
+    assert panel.find(id="writing-formulas").get_text() == "有错误的公式（1）"
+    assert [tex for _, _, tex, _ in finding_rows(panel, "writing-formulas")] == [
+        "\\frac{1}{2"
+    ]
+
+
+def test_a_worker_behind_the_editor_checks_the_newest_revision_only(
+    as_editor, series, database_queue
+):
+    post = PostPageFactory(parent=series, title="改过的推导")
+    post.body = [("markdown", "$$\\frac{1}{2$$")]
+    post.save_revision()
+    post.body = [("markdown", "$$\\sqrt{2$$")]
+    post.save_revision()
+
+    run_worker()
+
+    panel = writing_panel(as_editor.get(reverse("wagtailadmin_home")))
+    assert [tex for _, _, tex, _ in finding_rows(panel, "writing-formulas")] == [
+        "\\sqrt{2"
+    ]

@@ -75,6 +75,27 @@ def test_the_import_queues_the_rendering_and_a_worker_does_it(
     assert cache.render_count("katex") == before
 
 
+def test_an_image_goes_to_the_workers_as_soon_as_it_is_stored(
+    tmp_path, run_import, database_queue
+):
+    # The workers encode the first figures while the import writes the rest:
+    # the first post's figure is queued before the last post is published.
+    run_import(write_vault(tmp_path))
+    first_published = sorted(
+        PostPage.objects.values_list("first_published_at", flat=True)
+    )
+    image_tasks = DBTaskResult.objects.filter(
+        task_path="blog.warming.warm_task", args_kwargs__args__0=[]
+    )
+    queued = sorted(image_tasks.values_list("enqueued_at", flat=True))
+    assert len(queued) == 3
+    assert queued[0] < first_published[-1]
+    (pages,) = DBTaskResult.objects.filter(task_path="blog.warming.warm_task").exclude(
+        args_kwargs__args__0=[]
+    )
+    assert pages.enqueued_at > first_published[-1]
+
+
 def test_without_a_queue_the_import_renders_as_before(tmp_path, run_import):
     vault = write_vault(tmp_path, posts=1)
     run = run_import(vault)
@@ -106,8 +127,9 @@ def test_wait_follows_the_work_of_a_real_worker(tmp_path):
     finally:
         worker.terminate()
         worker.wait(timeout=30)
-    assert "Waiting for the task workers: 4 tasks" in done
-    assert "Rendered: 4 tasks done." in done
+    # Three posts' body checks, three figures' renditions, one batch of pages.
+    assert "Waiting for the task workers: 7 tasks" in done
+    assert "Rendered: 7 tasks done." in done
     check = manage(
         env,
         "shell",
