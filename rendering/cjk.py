@@ -13,7 +13,6 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-import emoji
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
 from markdown_it.parser_inline import ParserInline
@@ -26,6 +25,10 @@ from markdown_it.utils import EnvType
 def is_cjk(char: str) -> bool:
     """Return True for a wide CJK character (letters and punctuation), not an emoji."""
     if unicodedata.east_asian_width(char) in "WFH":
+        # emoji's tables take 8 MB: loaded by the first process that renders
+        # Markdown, never by a web process serving rendered pages.
+        import emoji
+
         return not emoji.is_emoji(char)
     return unicodedata.name(char, "").startswith("HANGUL")
 

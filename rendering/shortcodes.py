@@ -15,7 +15,6 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import emoji
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 
@@ -27,6 +26,8 @@ _SHORTCODE = re.compile(r":([a-z0-9_+\-]{1,64}):", re.IGNORECASE)
 @lru_cache(maxsize=1024)
 def emoji_for(name: str) -> str:
     """Return the emoji the alias ``name`` stands for, or ``""``."""
+    import emoji  # 8 MB of tables, loaded when first asked (rendering/cjk.py)
+
     code = f":{name}:"
     found = emoji.emojize(code, language="alias")
     return "" if found == code else found

@@ -5,7 +5,16 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from wagtail import hooks
 
-from .paste import markdown_paste
+
+def markdown_paste(request):
+    """The paste view (vault/paste.py), imported by the first paste.
+
+    It brings the importer's parser with it: a web process serving readers
+    never needs it, so it is not loaded with the admin's URLs.
+    """
+    from .paste import markdown_paste as view
+
+    return view(request)
 
 
 @hooks.register("register_admin_urls")
