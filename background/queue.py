@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.utils import timezone
 from django_tasks import task_backends
 from django_tasks.base import TaskResultStatus
@@ -28,6 +29,23 @@ FAILED_KEPT = timedelta(days=14)
 def is_queued(alias: str = "default") -> bool:
     """Whether tasks of this backend wait for a worker (a database queue)."""
     return isinstance(task_backends[alias], DatabaseBackend)
+
+
+def after_the_editor(task):
+    """Return ``task`` set to wait ``EDITOR_WORK_DELAY_SECONDS`` for a worker.
+
+    A publish answers the editor at once and the admin's next page follows
+    it; a worker that starts typesetting a long post at that moment takes a
+    core from the web process serving that page and from the editor's
+    browser, where they share a machine (a third of the editor's wait, on
+    two cores: docs/performance.md). Readers in between get what the render
+    budget gives (config/budget.py). A backend that cannot defer (the
+    immediate one, in tests) runs it as it is queued.
+    """
+    delay = settings.EDITOR_WORK_DELAY_SECONDS
+    if not delay or not task.get_backend().supports_defer:
+        return task
+    return task.using(run_after=timezone.now() + timedelta(seconds=delay))
 
 
 @dataclass(frozen=True)

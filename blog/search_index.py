@@ -15,6 +15,7 @@ from django.db import transaction
 from django.urls import reverse
 from wagtail.search import index
 
+from background.queue import after_the_editor
 from background.retry import retried
 from pagecache.cache import purge_paths
 
@@ -42,4 +43,4 @@ def reindex_published(sender, instance, **kwargs):
     long post is not the editor's wait.
     """
     meta = instance._meta
-    reindex_task.enqueue(meta.app_label, meta.model_name, instance.pk)
+    after_the_editor(reindex_task).enqueue(meta.app_label, meta.model_name, instance.pk)

@@ -35,6 +35,7 @@ from wagtail.images import get_image_model
 from wagtail.images.shortcuts import get_renditions_or_not_found
 from wagtail.models import Page
 
+from background.queue import after_the_editor
 from background.retry import retried
 from blog.models import PostPage, SeriesPage
 from blog.site_urls import root_url_of
@@ -203,7 +204,9 @@ def _enqueue(pages: list[int] = (), images: list[int] = ()) -> None:
     # After the commit: the worker must find the change, and a rolled back
     # change is not warmed.
     first = warm_task.using(priority=EDITOR_PRIORITY)
-    transaction.on_commit(lambda: first.enqueue(list(pages), list(images)))
+    transaction.on_commit(
+        lambda: after_the_editor(first).enqueue(list(pages), list(images))
+    )
 
 
 def _on_publish(sender, instance, **kwargs):

@@ -27,6 +27,7 @@ from django.urls import Resolver404, resolve
 from wagtail.contrib.routable_page.models import RoutablePageMixin
 from wagtail.models import Page, Revision, Site
 
+from background.queue import after_the_editor
 from background.retry import retried
 from blog import warming
 from blog.blocks import Text
@@ -332,7 +333,8 @@ def _queue_check(page_id: int, revision_id: int | None = None) -> None:
     if noted is not None:
         noted.checks.add(page_id)
         return
-    check_task.using(priority=warming.EDITOR_PRIORITY).enqueue(page_id, revision_id)
+    check = check_task.using(priority=warming.EDITOR_PRIORITY)
+    after_the_editor(check).enqueue(page_id, revision_id)
 
 
 def enqueue_checks(page_ids: Iterable[int]) -> list[str]:

@@ -85,3 +85,6 @@ def database_queue(db, settings):
     from tests.queue import DATABASE_QUEUE
 
     settings.TASKS = DATABASE_QUEUE
+    # An editor's heavy work waits for nothing: run_worker() runs what is
+    # ready now (tests/background/test_queue.py tests the wait).
+    settings.EDITOR_WORK_DELAY_SECONDS = 0

@@ -426,6 +426,10 @@ TASK_WORKER_LOST_SECONDS = float(os.environ.get("TASK_WORKER_LOST_SECONDS", "30"
 # so the pages readers ask for stay unfinished, and uncached, as long as the
 # load lasts (docs/performance.md, the soak).
 TASK_WORKER_NICENESS = int(os.environ.get("TASK_WORKER_NICENESS", "0"))
+# Seconds the heavy work an editor's save or publish queues (the body's render
+# and check, the search index) waits before a worker takes it, so that the
+# admin's next page is served first (background/queue.py, after_the_editor).
+EDITOR_WORK_DELAY_SECONDS = float(os.environ.get("EDITOR_WORK_DELAY_SECONDS", "1"))
 # Counts a listing shows (per section, tag, year), kept until its page is purged.
 LISTING_CACHE_SECONDS = int(os.environ.get("LISTING_CACHE_SECONDS", "604800"))
 PAGE_CACHE_EXCLUDED_PATHS = ["/admin/", "/django-admin/", "/documents/", "/comments/"]
