@@ -21,6 +21,7 @@ from markdown_it.rules_inline import StateInline
 ICON_PREFIXES = ("fontawesome-", "material-", "octicons-", "simple-")
 
 _SHORTCODE = re.compile(r":([a-z0-9_+\-]{1,64}):", re.IGNORECASE)
+_SHORTCODE_AT_END = re.compile(r":([a-z0-9_+\-]{1,64}):$", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1024)
@@ -38,12 +39,26 @@ def is_icon(name: str) -> bool:
     return name.lower().startswith(ICON_PREFIXES)
 
 
+def _follows_a_shortcode(state: StateInline, pos: int) -> bool:
+    """Return whether the colon before ``pos`` closed a shortcode just converted."""
+    match = _SHORTCODE_AT_END.search(state.src, max(0, pos - 66), pos)
+    if match is None:
+        return False
+    found = emoji_for(match[1])
+    if found:
+        return state.pending.endswith(found)
+    last = state.tokens[-1] if state.tokens else None
+    return not state.pending and last is not None and last.type == "shortcode_icon"
+
+
 def _shortcode(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     if src[pos] != ":":
         return False
     before = src[pos - 1] if pos else " "
-    if (before.isascii() and before.isalnum()) or before in ":/":
+    if before == ":" and _follows_a_shortcode(state, pos):
+        pass  # :skull::skull: (the colon before closed a shortcode)
+    elif (before.isascii() and before.isalnum()) or before in ":/":
         return False  # 12:30:45, std::x, a/:b:
     match = _SHORTCODE.match(src, pos, state.posMax)
     if match is None:

@@ -15,6 +15,20 @@ def test_emoji_shortcodes_become_emoji():
     assert text.strip() == "⚠️ 注意📖读完 🚀, 👍 and ✅"
 
 
+def test_adjacent_shortcodes_each_become_emoji():
+    text = text_of(":skull::skull: :+1::rocket::white_check_mark: a:skull::book:")
+
+    # The last: a shortcode after a letter stays text, and so does what
+    # follows it; std::move's colons are not a shortcode either.
+    assert text.strip() == "💀💀 👍🚀✅ a:skull::book:"
+
+
+def test_an_icon_beside_an_emoji_is_dropped_and_the_emoji_kept():
+    text = text_of("x :material-check::rocket: :rocket::material-check: y")
+
+    assert text.split() == ["x", "🚀", "🚀", "y"]
+
+
 def test_icon_shortcodes_are_dropped():
     text = text_of(
         "Inbox :fontawesome-solid-inbox: :material-check: :octicons-mark-github-16: done"
