@@ -3,6 +3,7 @@
 See https://docs.wagtail.org/en/stable/reference/hooks.html
 """
 
+import wagtail.admin.rich_text.editors.draftail.features as draftail_features
 from django.contrib.contenttypes.models import ContentType
 from django.http import JsonResponse
 from django.templatetags.static import static
@@ -11,6 +12,9 @@ from django.utils import timezone
 from django.utils.html import format_html
 from wagtail import hooks
 from wagtail.admin import messages
+from wagtail.admin.rich_text.converters.html_to_contentstate import (
+    InlineStyleElementHandler,
+)
 from wagtail.admin.ui.components import Component
 from wagtail.models import Page
 from wagtail.permission_policies.pages import PagePermissionPolicy
@@ -248,3 +252,28 @@ def offer_drafts(request, parent_page, page_class):
             ],
         )
     return None
+
+
+@hooks.register("register_icons")
+def register_highlighter_icon(icons):
+    return [*icons, "blog/icons/highlighter.svg"]
+
+
+@hooks.register("register_rich_text_features")
+def register_mark_feature(features):
+    """高亮: a highlight, stored as ``<mark>`` (Obsidian's ``==text==``)."""
+    features.register_editor_plugin(
+        "draftail",
+        "mark",
+        draftail_features.InlineStyleFeature(
+            {"type": "MARK", "icon": "highlighter", "description": "高亮（==文字==）"}
+        ),
+    )
+    features.register_converter_rule(
+        "contentstate",
+        "mark",
+        {
+            "from_database_format": {"mark": InlineStyleElementHandler("MARK")},
+            "to_database_format": {"style_map": {"MARK": "mark"}},
+        },
+    )

@@ -29,6 +29,7 @@ from .cache import batch, memoize
 from .cjk import cjk_emphasis_plugin
 from .headings import unique_anchors
 from .highlight import code_frame, parse_line_spec
+from .marks import mark_plugin
 from .math import check_math, prefetch_math, render_math_safe
 from .mkdocs import mkdocs_plugin
 from .shortcodes import emoji_plugin
@@ -509,6 +510,7 @@ def _build() -> MarkdownIt:
     md.use(footnote_plugin)
     md.use(math_plugin)
     md.use(cjk_emphasis_plugin)
+    md.use(mark_plugin)
     md.use(emoji_plugin)
     md.use(mkdocs_plugin)
     md.core.ruler.after("block", "callouts", _callouts)

@@ -71,6 +71,7 @@ RICH_TEXT_FEATURES = [
     "superscript",
     "subscript",
     "strikethrough",
+    "mark",
 ]
 
 CALLOUT_KINDS = [

@@ -1,6 +1,8 @@
 """Writing a post in the real Wagtail admin: the form, its validation, page rules."""
 
+import html
 import json
+import re
 
 import pytest
 from bs4 import BeautifulSoup
@@ -268,3 +270,35 @@ def test_a_series_intro_is_written_with_the_post_blocks(editor, home, client):
     html = client.get("/cuda/").content.decode()
     assert "从向量加法到 GEMM。" in html
     assert "nvcc" in html and 'class="katex-display"' in html
+
+
+def test_a_highlight_written_in_the_editor_is_kept_and_shown(editor, series):
+    # Draftail's 高亮 (Obsidian's ==text==) is stored as <mark> and shown so.
+    body = [
+        (
+            "paragraph",
+            rich_text(
+                "<p>瓶颈在于<mark>合并访存</mark>。</p>", features=RICH_TEXT_FEATURES
+            ),
+        )
+    ]
+    response = editor.post(add_url("postpage", series), post_data(body))
+
+    assert response.status_code == 302
+    post = PostPage.objects.get(slug="shared-memory")
+    assert "<mark>合并访存</mark>" in post.body[0].value.source
+    # The editor's toolbar offers it: the block's Draftail options name it.
+    form = editor.get(reverse("wagtailadmin_pages:edit", args=[post.pk]))
+    styles = re.findall(
+        r'\{"type": "MARK"[^{}]*\}', html.unescape(form.content.decode())
+    )
+    assert [json.loads(style)["description"] for style in styles] == [
+        "高亮（==文字==）"
+    ]
+    assert (
+        'id="icon-highlighter"'
+        in editor.get(reverse("wagtailadmin_sprite")).content.decode()
+    )
+    editor.logout()
+    page = BeautifulSoup(editor.get(post.url).content, "html.parser")
+    assert [mark.get_text() for mark in page.select("article mark")] == ["合并访存"]

@@ -190,11 +190,15 @@ def escape_text(text: str, *, link_text: bool = False) -> str:
 
 
 _ORDERED_MARKER = re.compile(r"\d{1,9}(?=[.)])")
+# A line of = under a line of text makes it a heading.
+_SETEXT_EQUALS = re.compile(r"=+[ \t]*")
 
 
 def escape_line_start(line: str) -> str:
     """Escape what would make a line of prose a heading, quote, list or rule."""
-    if line[:1] in ("#", ">", "+", "-", "=") or re.match(r"\*(?:[ \t]|$)", line):
+    if line[:1] in ("#", ">", "+", "-") or re.match(r"\*(?:[ \t]|$)", line):
+        return "\\" + line
+    if _SETEXT_EQUALS.fullmatch(line):  # not ==highlight==, which starts so too
         return "\\" + line
     match = _ORDERED_MARKER.match(line)
     if match:
@@ -310,8 +314,9 @@ _WRAPPERS = {
     "s": "s",
     "del": "s",
     "strike": "s",
+    "mark": "mark",
 }
-_DELIMITERS = {"b": "**", "i": "*", "s": "~~"}
+_DELIMITERS = {"b": "**", "i": "*", "s": "~~", "mark": "=="}
 # Markdown has no superscript or subscript; the importer keeps these inline tags.
 _HTML_TAGS = frozenset({"sup", "sub"})
 _BREAK = "\x00"  # stands for <br/> until the paragraph is laid out

@@ -29,11 +29,12 @@ _INLINE_TAGS = {
     "s": "s",
     "del": "s",
     "strike": "s",
+    "mark": "mark",
     "code": "code",
     "sup": "sup",
     "sub": "sub",
 }
-RICH_FEATURES = frozenset({"b", "i", "code", "a", "s", "sup", "sub", "br"})
+RICH_FEATURES = frozenset({"b", "i", "code", "a", "s", "mark", "sup", "sub", "br"})
 
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\b([^>]*?)(/?)>", re.DOTALL)
 _ATTR = re.compile(
@@ -176,6 +177,8 @@ class InlineConverter:
                 emit(self._tag("i", kind.endswith("open")))
             elif kind in ("s_open", "s_close"):
                 emit(self._tag("s", kind.endswith("open")))
+            elif kind in ("mark_open", "mark_close"):
+                emit(self._tag("mark", kind.endswith("open")))
             elif kind == "math_inline":
                 emit(html.escape(math_source(token), quote=False))
             elif kind == "math_inline_double":

@@ -16,6 +16,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from rendering.cjk import cjk_emphasis_plugin
 from rendering.markdown import math_plugin, nesting_plugin
+from rendering.marks import mark_plugin
 from rendering.mkdocs import mkdocs_plugin
 from rendering.shortcodes import emoji_plugin
 
@@ -52,6 +53,7 @@ def _build() -> MarkdownIt:
     md.use(footnote_plugin)
     md.use(math_plugin)
     md.use(cjk_emphasis_plugin)
+    md.use(mark_plugin)
     md.use(emoji_plugin)
     md.inline.ruler.at("newline", _newline_with_offset)
     md.use(mkdocs_plugin)

@@ -98,6 +98,13 @@ def test_emphasis_strike_sub_and_superscript():
     assert markdown == "**bold**, *it*, ~~gone~~, x<sup>2</sup>, H<sub>2</sub>O"
 
 
+def test_highlights_read_back_as_obsidian_writes_them():
+    assert assert_reads_back("<p>瓶颈在于<mark>合并访存</mark>。</p>") == "瓶颈在于==合并访存==。"
+    assert assert_reads_back("<p><mark><b>x</b> y</mark></p>") == "==<b>x</b> y=="
+    # Where == would not flank, the tag is kept, and read back as a highlight.
+    assert assert_reads_back("<p>x<mark>（注）</mark>y</p>") == "x<mark>（注）</mark>y"
+
+
 def test_spaces_at_the_edge_of_emphasis_move_outside_it():
     # "** bold **" would be no emphasis at all.
     markdown = md("<p>a<b> bold </b>b</p>")

@@ -29,6 +29,7 @@ RAW = ("$$", "\\[", "[!NOTE]", "!!!", "???", "===", "[^", "{ width=", "{ align="
 RAW_PATTERNS = (
     re.compile(r":[a-z][a-z0-9_+-]*:"),  # an emoji or icon shortcode
     re.compile(r"\*\*|(?<![\w*])\*(?=\S)"),  # emphasis markers
+    re.compile(r"==[^=\s][^=]*?=="),  # a highlight's markers
 )
 
 # Local images the vault refers to: (post, file).
@@ -89,6 +90,17 @@ def test_every_file_imports_and_no_markup_is_left_as_text(habits, run_import, cl
             for match in pattern.finditer(text):
                 problems.append(f"{page.url}: {match.group()!r} shown as text")
     assert problems == [], "\n".join(problems)
+
+
+def test_highlights_are_marked_and_comparisons_are_not(habits, run_import, client):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(slug="vector-add-optimization-example")
+    html = client.get(post.url).content.decode()
+    text, article = reader_text(html)
+    assert [mark.get_text() for mark in article.find_all("mark")] == ["合并访存"]
+    assert "if (x == y) 不算高亮" in text
+    assert "<code>a == b</code>" in html
 
 
 def test_images_are_where_the_author_put_them(habits, run_import, client):
