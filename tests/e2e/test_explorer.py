@@ -40,7 +40,11 @@ def test_every_page_has_the_explorer_and_recent_updates(open_page, demo_page):
     explorer = page.locator(f"{SIDEBAR} {EXPLORER}")
     assert explorer.is_visible()
     assert page.locator(f"{EXPLORER} .explorer-folder").count() >= 3
+    assert page.locator(f"{EXPLORER} .explorer-folder-link").first.is_visible()
     assert page.locator(RECENT).count() >= 5
+    # 最近更新 is shown once: home's own list is it, so the sidebar's is not.
+    assert page.get_by_role("heading", name="最近更新", exact=True).count() == 1
+    assert page.locator(".recent-updates").is_visible() == (demo_page != HOME)
     opened = page.locator(f"{EXPLORER} .explorer-folder:has(> details[open]) > a")
     hrefs = [opened.nth(i).get_attribute("href") for i in range(opened.count())]
     if demo_page not in OUTSIDE:
