@@ -72,6 +72,7 @@ _TAG_START = re.compile(r"<[A-Za-z/!?]")
 # than "[" keeps "\[" free for display math), strikethrough.
 _ALWAYS = frozenset("`]~")
 _SPACE = " \t\u00a0"
+_SPACE_OR_BREAK = " \t\u00a0\n"
 
 
 def _plain_pairs(text: str) -> set[int]:
@@ -175,7 +176,9 @@ def escape_text(text: str, *, link_text: bool = False) -> str:
     out = []
     pos = 0
     for formula in find_inline_math(text):
-        out.append(_escape_shortcodes(escape(text[pos : formula.start])))
+        out.append(
+            _escape_equals(_escape_shortcodes(escape(text[pos : formula.start])))
+        )
         source = text[formula.start : formula.end]
         if (
             source.startswith("$")
@@ -185,8 +188,28 @@ def escape_text(text: str, *, link_text: bool = False) -> str:
             source = "$" + escape(source[1:-1]) + "$"
         out.append(source)
         pos = formula.end
-    out.append(_escape_shortcodes(escape(text[pos:])))
+    out.append(_escape_equals(_escape_shortcodes(escape(text[pos:]))))
     return "".join(out)
+
+
+_EQUALS_RUN = re.compile(r"(?<![=\\])={2,}")
+
+
+def _escape_equals(markdown: str) -> str:
+    """Escape each run of ``==`` that could open or close a highlight.
+
+    ``a == b`` (spaces on both sides) stays as typed; ``x==y`` and a literal
+    ``==note==`` are written ``x\\==y`` and ``\\==note\\==``.
+    """
+
+    def escaped(match: re.Match) -> str:
+        before = markdown[match.start() - 1] if match.start() else ""
+        after = markdown[match.end()] if match.end() < len(markdown) else ""
+        if before and after and before in _SPACE_OR_BREAK and after in _SPACE_OR_BREAK:
+            return match.group()
+        return "\\" + match.group()
+
+    return _EQUALS_RUN.sub(escaped, markdown)
 
 
 _ORDERED_MARKER = re.compile(r"\d{1,9}(?=[.)])")

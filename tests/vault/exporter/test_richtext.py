@@ -99,10 +99,18 @@ def test_emphasis_strike_sub_and_superscript():
 
 
 def test_highlights_read_back_as_obsidian_writes_them():
-    assert assert_reads_back("<p>瓶颈在于<mark>合并访存</mark>。</p>") == "瓶颈在于==合并访存==。"
+    assert (
+        assert_reads_back("<p>瓶颈在于<mark>合并访存</mark>。</p>")
+        == "瓶颈在于==合并访存==。"
+    )
     assert assert_reads_back("<p><mark><b>x</b> y</mark></p>") == "==<b>x</b> y=="
     # Where == would not flank, the tag is kept, and read back as a highlight.
     assert assert_reads_back("<p>x<mark>（注）</mark>y</p>") == "x<mark>（注）</mark>y"
+
+
+def test_equals_signs_typed_as_text_stay_text():
+    markdown = assert_reads_back("<p>literal ==not a mark==, x==y, a == b, $a==b$</p>")
+    assert markdown == "literal \\==not a mark\\==, x\\==y, a == b, $a==b$"
 
 
 def test_spaces_at_the_edge_of_emphasis_move_outside_it():
