@@ -74,8 +74,8 @@ from scripts.bench.measure import (  # noqa: E402
     say,
     step,
 )
-from scripts.bench.server import ACCESS_LOG_FORMAT, Gunicorn  # noqa: E402
-from scripts.support.servers import collect_static, free_port  # noqa: E402
+from scripts.bench.server import Gunicorn  # noqa: E402
+from scripts.support.servers import collect_static  # noqa: E402
 
 PUPUT = BENCH / "puput"
 VENV = PUPUT / "venv"
@@ -125,38 +125,10 @@ def parse_args() -> argparse.Namespace:
 
 
 class PuputGunicorn(Gunicorn):
-    """gunicorn of puput's virtualenv serving the puput blog; timed as ours is.
+    """gunicorn of puput's virtualenv serving the puput blog; timed as ours is."""
 
-    server.Gunicorn starts the project's own gunicorn on config.wsgi; here the
-    executable and the application differ, so only `start` is replaced.
-    """
-
-    def start(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.access_log.write_text("")
-        self.port = free_port()
-        with self.error_log.open("w") as log:
-            self.process = subprocess.Popen(  # noqa: S603
-                [
-                    str(VENV / "bin" / "gunicorn"),
-                    "scripts.bench.puput_site.wsgi",
-                    f"--bind=127.0.0.1:{self.port}",
-                    f"--workers={self.workers}",
-                    f"--access-logfile={self.access_log}",
-                    f"--access-logformat={ACCESS_LOG_FORMAT}",
-                    "--timeout=120",
-                    "--graceful-timeout=10",
-                ],
-                cwd=ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        try:
-            self.wait_until_ready()
-        except BaseException:
-            self.stop()
-            raise
+    executable = VENV / "bin" / "gunicorn"
+    application = "scripts.bench.puput_site.wsgi"
 
 
 def digest(*paths: Path) -> str:

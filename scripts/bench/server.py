@@ -26,6 +26,10 @@ ACCESS_LOG_FORMAT = "%(s)s %(D)s %(r)s"
 class Gunicorn:
     """gunicorn serving config.wsgi on 127.0.0.1 with sync workers; a context manager."""
 
+    # The gunicorn that runs, and the WSGI application it serves.
+    executable: Path = GUNICORN
+    application = "config.wsgi"
+
     def __init__(
         self,
         env: dict[str, str],
@@ -63,8 +67,8 @@ class Gunicorn:
         with self.error_log.open("w") as log:
             self.process = subprocess.Popen(  # noqa: S603
                 [
-                    str(GUNICORN),
-                    "config.wsgi",
+                    str(self.executable),
+                    self.application,
                     f"--bind=127.0.0.1:{self.port}",
                     f"--workers={self.workers}",
                     f"--access-logfile={self.access_log}",
