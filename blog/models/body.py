@@ -5,6 +5,7 @@ import json
 import secrets
 
 from django.http import HttpResponse
+from django.template.loader import render_to_string
 from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
@@ -117,8 +118,9 @@ class RenderedBody:
         all three are worked out once and kept as one render cache entry. Its
         key is the body's content and the page's page-cache tokens, so whatever
         purges the page (a linked page moved, an image replaced) renders it
-        again. Returns a dict: ``html`` (UTF-8 bytes), ``toc``, ``minutes``,
-        and whether there is ``math`` and ``code`` in it.
+        again. Returns a dict: ``html`` (UTF-8 bytes), ``toc`` and its list as
+        HTML (``toc_html``), ``minutes``, and whether there is ``math`` and
+        ``code`` in it.
         """
 
         figures_at = self.figures_at(request)
@@ -131,6 +133,11 @@ class RenderedBody:
             return {
                 "html": html.encode(),
                 "toc": toc,
+                # The list the page shows, placed whole: the template's loop
+                # over dozens of headings is not run again for every reader.
+                "toc_html": render_to_string(
+                    "includes/toc_list.html", {"entries": toc}
+                ),
                 "minutes": self.reading_minutes,
                 # What the page needs to load: KaTeX's CSS and fonts, Pygments' CSS.
                 "math": 'class="katex' in html or "math-pending" in html,

@@ -11,7 +11,7 @@ from blog.models.base import (
     OneQueryViewRestrictions,
     listing_page,
 )
-from blog.models.post import PostPage, live_post_pages
+from blog.models.post import PostPage, body_digest, live_post_pages
 from blog.models.series import series_under
 from pagecache.cache import remember
 
@@ -58,15 +58,23 @@ class HomePage(OneQueryViewRestrictions, Page):
             self.url_path + "".join(f"{part}/" for part in path_components[:n])
             for n in range(len(path_components) + 1)
         ]
+        # A post comes with the page, in the same query (posts are most of
+        # what is asked for): its own columns but the body, and the body's
+        # digest.
         page = (
             Page.objects.filter(url_path__in=prefixes, path__startswith=self.path)
+            .select_related("postpage")
+            .defer("postpage__body")
+            .annotate(stored_body_digest=body_digest("postpage__body"))
             .order_by("-depth")
             .first()
         )
         if page is None:
             raise Http404
         if issubclass(page.specific_class, PostPage):
-            page = PostPage.objects.with_body_digest().get(pk=page.pk)
+            digest = page.stored_body_digest
+            page = page.postpage
+            page.stored_body_digest = digest
         else:
             page = page.specific
         remaining = path_components[page.depth - self.depth :]

@@ -96,6 +96,11 @@ NEWEST_FIRST = ("-date", "-pk")
 TAGGED_ORDER = ("-tagged_items__date", "-tagged_items__content_object_id")
 
 
+def body_digest(field: str) -> MD5:
+    """Return a digest of the body the database holds in ``field``, made there."""
+    return MD5(Cast(field, models.TextField()))
+
+
 class PostPageQuerySet(PageQuerySet):
     def below(self, page):
         """Return the posts anywhere under ``page``: ``descendant_of`` minus its depth.
@@ -135,9 +140,7 @@ class PostPageQuerySet(PageQuerySet):
         needs it. The database hashes it: a post's JSON is tens or hundreds of
         kilobytes, which would otherwise be sent over and hashed here.
         """
-        return self.defer("body").annotate(
-            stored_body_digest=MD5(Cast("body", models.TextField()))
-        )
+        return self.defer("body").annotate(stored_body_digest=body_digest("body"))
 
     def for_feed(self, order=NEWEST_FIRST):
         """Return public live posts for a feed, newest first, as few columns as cards.

@@ -139,3 +139,12 @@ def test_query_count_is_small_and_does_not_grow_with_content(
     listing = "\n".join(many)
     assert len(many) == len(few), f"{url}: {len(few)} queries, then {listing}"
     assert len(many) <= MAX_QUERIES, f"{url} runs {len(many)}:\n{listing}"
+
+
+@pytest.mark.parametrize("url", ["/cuda/cute/long/", "/cuda/p1/"])
+def test_a_post_read_before_is_served_in_one_query(client, blog, url):
+    # Routing finds the post with its body's digest, under which its render
+    # is kept: nothing else is read from the database.
+    sql, html = queries(client, url)
+    assert len(sql) == 1, sql
+    assert 'class="post-title"' in html
