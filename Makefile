@@ -67,7 +67,7 @@ e2e: install system ## Browser, HTML-validity and accessibility checks only (Chr
 audit: install ## Lighthouse scores of home and the longest math post (Chromium)
 	$(PY) scripts/audit.py
 
-bench: install ## Benchmark 1k and 10k posts: SQLite, and PostgreSQL if DATABASE_URL is one (BENCH_ARGS="--sizes 200 --duration 3")
+bench: install system ## Benchmark 1k and 10k posts: SQLite, and PostgreSQL if DATABASE_URL is one (BENCH_ARGS="--sizes 200 --duration 3")
 	$(PY) scripts/bench.py $(BENCH_ARGS)
 
 bench-import: install ## Time import_markdown on a 200-post, 700-image vault, again, and its export (BENCH_IMPORT_ARGS="--rounds 1 --profile")
@@ -79,7 +79,7 @@ bench-renditions: install ## Encode time and bytes of each rendition format and 
 bench-publish: install system ## Seconds an editor waits after 发布 on a 3,000-formula post (Chromium, a task worker)
 	$(PY) scripts/bench_publish.py $(BENCH_PUBLISH_ARGS)
 
-bench-puput: install ## Our post page against puput 2.2's on 1,000 posts each: p50 and rps (BENCH_PUPUT_ARGS="--posts 200")
+bench-puput: install system ## Our post page against puput 2.2's on 1,000 posts each: p50 and rps (BENCH_PUPUT_ARGS="--posts 200")
 	$(PY) scripts/bench_puput.py $(BENCH_PUPUT_ARGS)
 
 soak: install ## Mixed traffic on PostgreSQL + Redis for 60 s, then faults (SOAK_ARGS="--no-faults")
