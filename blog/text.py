@@ -15,7 +15,7 @@ from wagtail.rich_text import get_text_for_indexing
 
 from blog.blocks import PostBodyBlock, Text, text_declaration
 from rendering.inline import inline_pieces
-from rendering.markdown import markdown_passages
+from rendering.markdown import markdown_passages, markdown_text
 
 # A passage of a search snippet: ("text", literal) and ("math", tex) pieces.
 Passage = list[tuple[str, str]]
@@ -114,13 +114,16 @@ def snippet_passages(stream_value) -> list[Passage]:
     return passages + headings
 
 
+def _text(piece: Piece) -> str:
+    if piece.kind is Text.RICH_TEXT:
+        return get_text_for_indexing(piece.text)
+    if piece.kind is Text.MARKDOWN:
+        return markdown_text(piece.text)  # without the author's %%comments%%
+    return piece.text
+
+
 def _joined(pieces: Iterable[Piece]) -> str:
-    texts = [
-        get_text_for_indexing(piece.text)
-        if piece.kind is Text.RICH_TEXT
-        else piece.text
-        for piece in pieces
-    ]
+    texts = [_text(piece) for piece in pieces]
     return " ".join(" ".join(t.split()) for t in texts if t)
 
 

@@ -32,6 +32,7 @@ from .highlight import code_frame, parse_line_spec
 from .marks import mark_plugin
 from .math import check_math, prefetch_math, render_math_safe
 from .mkdocs import mkdocs_plugin
+from .obsidian_comments import COMMENT, comment_plugin
 from .shortcodes import emoji_plugin
 
 # Canonical callout types, then what Obsidian and GitHub also accept.
@@ -166,13 +167,16 @@ def _admonitions(state: StateCore) -> None:
 
 
 def _inline_text(token: Token) -> str:
-    """Return the plain text of an inline token (for heading anchors)."""
+    """Return the plain text of an inline token (for heading anchors), no comment."""
+    children = token.children or ()
     parts = [
         child.content
-        for child in token.children or ()
+        for child in children
         if child.type in ("text", "code_inline", "math_inline", "math_inline_double")
     ]
-    return "".join(parts) if parts else token.content
+    if parts or any(child.type == COMMENT for child in children):
+        return "".join(parts)
+    return token.content
 
 
 def _heading_anchors(state: StateCore) -> None:
@@ -513,6 +517,7 @@ def _build() -> MarkdownIt:
     md.use(mark_plugin)
     md.use(emoji_plugin)
     md.use(mkdocs_plugin)
+    md.use(comment_plugin)
     md.core.ruler.after("block", "callouts", _callouts)
     md.core.ruler.after("callouts", "admonitions", _admonitions)
     md.core.ruler.after("attr_lists", "heading_anchors", _heading_anchors)
@@ -625,6 +630,25 @@ def markdown_passages(text: str) -> list[list[tuple[str, str]]]:
         ):
             passages.append([("text", token.content)])
     return passages
+
+
+@memoize("markdown-text")
+def markdown_text(text: str) -> str:
+    """Return the text Markdown ``text`` shows: prose, code and TeX, for search.
+
+    No markup, and nothing of its ``%%comments%%``, which readers never see.
+    """
+    parts = []
+    for token in _walk(_md.parse(text)):
+        if token.type in ("text", "code_inline", "fence", "code_block"):
+            parts.append(token.content)
+        elif token.type == "math_inline":
+            parts.append(f"${token.content}$")  # as rich text's inline math reads
+        elif token.type in _MATH_TOKENS:
+            parts.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return " ".join(" ".join(parts).split())
 
 
 def markdown_links(text: str) -> list[tuple[str, str]]:

@@ -61,10 +61,11 @@ BODY = [
 
 def test_search_text_is_prose_code_tex_and_labels_in_block_order():
     # Rich text loses its tags; the table's caption comes before its cells, a
-    # quote's source before the quote; choices, ids, URLs and markup are left out.
+    # quote's source before the quote; choices, ids, URLs and markup (a Markdown
+    # block's fences too) are left out.
     assert body_text(PostBodyBlock().to_python(BODY)) == (
         "共享内存 Bank Conflict 每个 warp 有 32 个线程，$w=32$。 A&B "
-        "带宽 $I$ 决定上限。 ```c int x; int y; ``` add.cu int i; i++; "
+        "带宽 $I$ 决定上限。 int x; int y; add.cu int i; i++; "
         "e^{x_i} 2 bank 冲突 图 1：示意 数值格式 格式 位宽 INT8 提示 先测带宽 "
         "Knuth Premature optimization 示意图"
     )

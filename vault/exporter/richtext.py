@@ -128,6 +128,9 @@ def _escape_literal(text: str, *, link_text: bool = False) -> str:
             out.append("$" if run == 1 else "\\$" * run)
             i += run
             continue
+        elif char == "%" and nxt == "%":
+            # "%%" would open an Obsidian comment, hiding what follows.
+            out.append("\\%")
         elif char in _ALWAYS or (char == "^" and prev == "["):
             # "[^" would start a footnote reference.
             out.append("\\" + char)

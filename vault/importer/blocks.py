@@ -33,6 +33,7 @@ from rendering import (
     parse_line_spec,
 )
 from rendering.markdown import MAX_NESTING
+from rendering.obsidian_comments import COMMENT
 
 from .assets import AssetFinder
 from .containers import EDGE_BREAKS, ContainerMixin
@@ -119,6 +120,14 @@ def parse_body(
         max_nesting=max_nesting,
         max_math_seconds=max_math_seconds,
     ).parse()
+
+
+def _holds_comment(node: list[Token]) -> bool:
+    """Return whether ``node`` has an Obsidian ``%%comment%%`` in it, or is one."""
+    return any(
+        token.type == COMMENT or (token.meta and "comment_closes" in token.meta)
+        for token in walk_children(node)
+    )
 
 
 def _excerpt(tex: str, length: int = 60) -> str:
@@ -231,6 +240,8 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         # A `<!-- numbered -->` comment numbers the next node's display math.
         self.numbered, self.pending_numbered = self.pending_numbered, False
         previous = nodes[i - 1][0].type if i else ""
+        if _holds_comment(node) and not self._is_title(node):
+            return self._commented(nodes, i)
         if kind == "heading_open":
             self._heading(node)
         elif kind == "paragraph_open":
@@ -254,6 +265,39 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         elif kind == "hr":
             self._flush()
         return i + 1
+
+    def _is_title(self, node: list[Token]) -> bool:
+        """Return whether ``node`` is the first H1, which may be the post's title."""
+        return (
+            node[0].type == "heading_open" and node[0].tag == "h1" and not self.h1_seen
+        )
+
+    def _commented(self, nodes: list[list[Token]], i: int) -> int:
+        """Keep the nodes a ``%%comment%%`` is in as one Markdown block.
+
+        Rich text cannot hold a comment, and the page must never show one: the
+        block keeps the source (the export writes it back) and renders without
+        it. A comment that spans blocks takes every node up to its close.
+        Return the index of the next node to convert.
+        """
+        open_ = False
+        end = i
+        for end in range(i, len(nodes)):
+            for token in walk_children(nodes[end]):
+                if token.meta and token.meta.get("comment_closes"):
+                    open_ = False
+                if token.meta and token.meta.get("comment_opens"):
+                    open_ = True
+            if not open_:
+                break
+        else:
+            self._warn(
+                "comment %% is never closed: the rest of the file is hidden, as "
+                "Obsidian hides it",
+                self._line(nodes[i][0]),
+            )
+        self._markdown([token for node in nodes[i : end + 1] for token in node])
+        return end + 1
 
     def _line(self, token: Token) -> int:
         return token.map[0] + self.first_line if token.map else self.first_line
@@ -454,6 +498,8 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             self.heading_notes.setdefault(label, line)
         if level == 1 and not self.h1_seen:
             self.h1_seen = True
+            if _holds_comment(node):
+                self._warn("a %%comment%% in the title heading is left out", line)
             if self.title is None:
                 self.result.h1 = text
                 return

@@ -307,7 +307,9 @@ class ContainerMixin:
         references, so each note stays with its reference.
         """
         line = self._line(node[0])
-        start, end = node[0].map or (0, 0)
+        # One node, or several a comment spans (``_commented``).
+        maps = [token.map for token in node if token.map] or [(0, 0)]
+        start, end = maps[0][0], max(last for _, last in maps)
         parts = [self._source(start, end)]
         for label in self._footnote_labels(node):
             if label in self.footnotes:

@@ -18,6 +18,7 @@ from rendering.cjk import cjk_emphasis_plugin
 from rendering.markdown import math_plugin, nesting_plugin
 from rendering.marks import mark_plugin
 from rendering.mkdocs import mkdocs_plugin
+from rendering.obsidian_comments import comment_plugin
 from rendering.shortcodes import emoji_plugin
 
 
@@ -57,6 +58,7 @@ def _build() -> MarkdownIt:
     md.use(emoji_plugin)
     md.inline.ruler.at("newline", _newline_with_offset)
     md.use(mkdocs_plugin)
+    md.use(comment_plugin)
     md.inline.ruler.after("image", "spaced_image", _spaced_image)
     md.block.ruler.before("table", "nesting_probe", _nesting_probe)
     return md

@@ -1,6 +1,6 @@
 """Reading Markdown back, as an importer would, to check what the export says.
 
-CommonMark with strikethrough and ==highlights==, inline HTML (<sup>, <sub>), dollar and bracket
+CommonMark with strikethrough, ==highlights== and %%comments%%, inline HTML (<sup>, <sub>), dollar and bracket
 math like rendering, formulas kept as their source and "\\$" kept as "\\$":
 independent of vault.importer.
 """
@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 
 from rendering.markdown import math_plugin
 from rendering.marks import mark_plugin
+from rendering.obsidian_comments import comment_plugin
 from vault.exporter.richtext import (
     OfflineResolver,
     parse_html,
@@ -24,6 +25,7 @@ def _reader() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
     md.use(math_plugin, blocks=False)
     md.use(mark_plugin)
+    md.use(comment_plugin)
     md.disable("text_join")  # keep escapes apart, to tell "\$" from "$"
 
     def math(self, tokens, idx, options, env):

@@ -113,6 +113,12 @@ def test_equals_signs_typed_as_text_stay_text():
     assert markdown == "literal \\==not a mark\\==, x\\==y, a == b, $a==b$"
 
 
+def test_percent_signs_typed_as_text_open_no_comment():
+    markdown = assert_reads_back("<p>进度 100%%，printf 写 %%d，%%%</p>")
+    assert markdown == "进度 100\\%%，printf 写 \\%%d，\\%\\%%"
+    assert assert_reads_back("<p>50% 与 100%</p>") == "50% 与 100%"
+
+
 def test_spaces_at_the_edge_of_emphasis_move_outside_it():
     # "** bold **" would be no emphasis at all.
     markdown = md("<p>a<b> bold </b>b</p>")

@@ -25,7 +25,18 @@ from tests.vault.importer.test_import import outcomes, totals
 pytestmark = pytest.mark.django_db
 
 # Markup that must never reach a reader as text.
-RAW = ("$$", "\\[", "[!NOTE]", "!!!", "???", "===", "[^", "{ width=", "{ align=")
+RAW = (
+    "$$",
+    "\\[",
+    "[!NOTE]",
+    "!!!",
+    "???",
+    "===",
+    "[^",
+    "{ width=",
+    "{ align=",
+    "%%",
+)
 RAW_PATTERNS = (
     re.compile(r":[a-z][a-z0-9_+-]*:"),  # an emoji or icon shortcode
     re.compile(r"\*\*|(?<![\w*])\*(?=\S)"),  # emphasis markers
@@ -101,6 +112,56 @@ def test_highlights_are_marked_and_comparisons_are_not(habits, run_import, clien
     assert [mark.get_text() for mark in article.find_all("mark")] == ["合并访存"]
     assert "if (x == y) 不算高亮" in text
     assert "<code>a == b</code>" in html
+
+
+# What notes/private-notes.md keeps to its author: %%comments%% inline, as a
+# block, in a heading, and across paragraphs and a list.
+PRIVATE = (
+    "nsys",
+    "还没想清楚",
+    "导师",
+    "草稿",
+    "跨段",
+    "中间一段",
+    "列表也是",
+    "直到这里",
+)
+
+
+def test_obsidian_comments_are_never_shown_and_the_export_keeps_them(
+    habits, run_import, client, tmp_path
+):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(slug="private-notes")
+    html = client.get(post.url).content.decode()
+    text, article = reader_text(html)
+    shown = " ".join(text.split())
+    assert "录成一张图，一次提交" in shown
+    assert "最后一段 之后照常可见。" in shown
+    assert [h.get_text(strip=True) for h in article.select(".post-body h2")] == ["捕获"]
+    assert (
+        'printf("captured 100%%\\n");' in BeautifulSoup(html, "html.parser").get_text()
+    )
+    for words in PRIVATE:
+        assert words not in html, words
+    # Nor in what else shows a post: search, its feed, its card.
+    for url in ("/search/?q=nsys", "/search/?q=导师", "/search/?q=nsys&format=json"):
+        response = client.get(url)
+        assert "private-notes" not in response.content.decode(), url
+    assert "private-notes" in client.get("/search/?q=stream").content.decode()
+    feed = client.get("/feed/").content.decode()
+    assert "一次提交" in feed
+    assert not [words for words in PRIVATE if words in feed]
+    preview = client.get(f"{post.url}preview/").content.decode()
+    assert not [words for words in PRIVATE if words in preview]
+
+    call_command("export_markdown", str(tmp_path / "out"))
+    exported = next((tmp_path / "out").rglob("private-notes.md")).read_text()
+    assert "%%TODO: 补 nsys 截图%%" in exported
+    assert "%%\n这一节还没想清楚：" in exported
+    assert "## 捕获 %%草稿，标题待定%%" in exported
+    assert "最后一段 %%跨段的注释从这里开始\n\n中间一段也看不见" in exported
 
 
 def test_images_are_where_the_author_put_them(habits, run_import, client):
