@@ -132,3 +132,36 @@ def test_the_toc_marks_the_section_being_read(open_page):
         "() => document.querySelector('.toc-list a').classList.contains('is-current')"
     )
     assert problems.errors == []
+
+
+def folder(page, href):
+    return page.locator(f"{EXPLORER} .explorer-folder:has(> a[href='{href}'])")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_opening_a_folder_off_the_path_shows_its_posts(open_page, viewport):
+    page, problems = open_page(MATH_POST, viewport=viewport)
+    if viewport is PHONE:
+        page.locator(MENU).click()
+    csapp = folder(page, "/notes/csapp/")
+    assert csapp.locator(".explorer-post").count() == 0
+    # Open 笔记, then CSAPP in it, from the keyboard: its posts come in.
+    folder(page, "/notes/").locator(":scope > details > summary").click()
+    summary = csapp.locator(":scope > details > summary")
+    summary.focus()
+    page.keyboard.press("Enter")
+    posts = csapp.locator(".explorer-post a")
+    posts.first.wait_for()
+    names = posts.all_inner_texts()
+    assert len(names) == 6 and any("链接" in name for name in names), names
+    # 笔记's own posts came in after its folder, not instead of it.
+    notes = folder(page, "/notes/")
+    assert notes.locator(":scope > details > ul > .explorer-folder").count() >= 1
+    # Closed and opened again: loaded once.
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    assert posts.count() == 6
+    with page.expect_navigation():
+        posts.first.click()
+    assert "/notes/csapp/" in path_of(page)
+    assert problems.errors == []
