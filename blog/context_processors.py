@@ -2,13 +2,16 @@ from django.conf import settings
 from wagtail.models import Site
 
 from blog.models import LINK_COLUMNS, SeriesPage
+from blog.models.base import readable
 from pagecache.cache import remember_site
 
 
 def top_sections(request) -> list:
-    """Return the site's top-level sections, in the header's order.
+    """Return the site's top-level sections a reader may see, in the header's order.
 
-    Kept until the next site-wide purge: a change to a top-level section is one.
+    Kept until the next site-wide purge: a change to a top-level section, or
+    to a view restriction, is one. A private section is not named (as in the
+    explorer), even to a reader past its restriction: the list is shared.
     """
     site = Site.find_for_request(request)
     if site is None:
@@ -16,8 +19,7 @@ def top_sections(request) -> list:
     return remember_site(
         f"nav-sections:{site.pk}",
         lambda: list(
-            SeriesPage.objects.child_of(site.root_page)
-            .live()
+            readable(SeriesPage.objects.child_of(site.root_page).live())
             .order_by("path")
             .only(*LINK_COLUMNS)
         ),

@@ -6,7 +6,9 @@ What it lists, so that a site of ten thousand posts stays small on every page:
 - a folder's own posts only when the folder is on the current page's path (the
   page itself or one of its ancestors): at most ``FOLDER_POSTS`` of them in the
   folder's order, then a link "全部 N 篇 →" to the folder's page; the current
-  post is always shown;
+  post is always shown; any other folder's, the same list, when a reader opens
+  it: a fragment of its own (``/_explorer-posts/<folder>/``) that explorer.js
+  loads, so no page carries every folder's posts;
 - the posts straight under home (a folder every page is in), capped the same
   way, with the link going to the archive;
 - the ``RECENT_COUNT`` posts most recently updated (最近更新, ``blog.models.post``).
@@ -39,7 +41,7 @@ from pagecache.cache import remember, remember_site
 FOLDER_POSTS = 15
 
 
-def _link(page, root_path: str) -> dict:
+def link(page, root_path: str) -> dict:
     """Return what the explorer shows of a page: its title, URL and tree path."""
     return {
         "title": page.title,
@@ -58,7 +60,7 @@ def _capped(posts, root_path: str) -> dict:
     rows = list(posts.annotate(total=Window(Count("pk")))[:FOLDER_POSTS])
     total = rows[0].total if rows else 0
     return {
-        "posts": [_link(post, root_path) for post in rows],
+        "posts": [link(post, root_path) for post in rows],
         "count": total if total > FOLDER_POSTS else None,
     }
 
@@ -80,14 +82,14 @@ def site_tree(root) -> dict:
         recent = PostPage.objects.below(root).recently_updated()
         return {
             "folders": [
-                {**_link(folder, root_path), "newest": folder.ordering == "newest"}
+                {**link(folder, root_path), "newest": folder.ordering == "newest"}
                 for folder in folders
             ],
             "home": _capped(
                 own.only(*LINK_COLUMNS).order_by("-date", "-pk"), root_path
             ),
             "recent": [
-                {**_link(post, root_path), "updated": post.updated}
+                {**link(post, root_path), "updated": post.updated}
                 for post in recent.only(*LINK_COLUMNS, "updated")[
                     : post_models.RECENT_COUNT
                 ]
@@ -139,7 +141,7 @@ def explorer(request, page=None, *, mark: bool = True) -> dict | None:
 
     current_post = None
     if isinstance(page, PostPage) and page.live:
-        current_post = _link(page, root.url_path)
+        current_post = link(page, root.url_path)
 
     nodes = {}
     top = []

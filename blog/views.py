@@ -10,10 +10,10 @@ from django.utils.dateformat import format as date_format
 from wagtail.models import Site
 
 from blog.context_processors import top_sections
-from blog.explorer import explorer
+from blog.explorer import explorer, folder_posts, link
 from blog.feeds import PostFeed
 from blog.models import PostPage, SeriesPage
-from blog.models.base import readable
+from blog.models.base import may_see, readable
 from pagecache.query import reads_query
 from search.query import MAX_RESULTS, RESULTS_PER_PAGE
 from search.tokens import MAX_QUERY_LENGTH, clean_query
@@ -160,5 +160,40 @@ def explorer_fragment(request, path=""):
         {"explorer": explorer(request, folder, mark=False)},
     )
     # A part of pages, not one: search engines index the pages.
+    response["X-Robots-Tag"] = "noindex"
+    return response
+
+
+def explorer_posts_fragment(request, path):
+    """A folder's own posts, which the explorer loads when a reader opens it.
+
+    ``/_explorer-posts/notes/csapp/`` lists that series' posts as the explorer
+    lists an open folder's (capped, then "全部 N 篇 →"): a list of links, the
+    same for every reader, kept by the page cache until the folder's posts
+    change (``blog.models.changes.explorer_paths``). A folder this request may
+    not see is missing, naming nothing.
+    """
+    site = Site.find_for_request(request)
+    if site is None:
+        raise Http404
+    root = site.root_page
+    folder = (
+        SeriesPage.objects.filter(url_path=root.url_path + path)
+        .only("title", "url_path", "path", "depth", "live", "ordering")
+        .first()
+    )
+    if folder is None or not may_see(request, folder):
+        raise Http404
+    response = TemplateResponse(
+        request,
+        "includes/explorer_posts.html",
+        {
+            "folder": link(folder, root.url_path),
+            "posts": folder_posts(
+                {**link(folder, root.url_path), "newest": folder.ordering == "newest"},
+                root.url_path,
+            ),
+        },
+    )
     response["X-Robots-Tag"] = "noindex"
     return response

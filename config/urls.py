@@ -9,7 +9,13 @@ from wagtail.documents import urls as wagtaildocs_urls
 from blog.page_passwords import authenticate_with_password
 from blog.seo import PageSitemap, sitemap_index
 from blog.social import social_image
-from blog.views import explorer_fragment, favicon, search, site_feed
+from blog.views import (
+    explorer_fragment,
+    explorer_posts_fragment,
+    favicon,
+    search,
+    site_feed,
+)
 
 SITEMAPS = {"pages": PageSitemap}
 
@@ -53,6 +59,12 @@ urlpatterns += [
         r"^_explorer/(?P<path>(?:[^/]+/)*)$",
         explorer_fragment,
         name="explorer_fragment",
+    ),
+    # A folder's own posts, loaded when a reader opens it in the explorer.
+    re_path(
+        r"^_explorer-posts/(?P<path>(?:[^/]+/)+)$",
+        explorer_posts_fragment,
+        name="explorer_posts_fragment",
     ),
     # Readers' comments on posts (comments/views.py).
     path("comments/", include("comments.urls")),

@@ -48,6 +48,9 @@ from pagecache.purge import paths_of
 
 # The explorer fragments' paths: this, then a folder's URL within its site.
 FRAGMENT_PREFIX = "/_explorer"
+# The fragment of a folder's own posts, loaded when a reader opens the folder
+# in the explorer: this, then the folder's URL within its site.
+POSTS_PREFIX = "/_explorer-posts"
 # A folder of the explorer: a section or series (blog.models.series), named
 # by its content type so that this module imports no page model.
 FOLDER_TYPE = {"content_type__app_label": "blog", "content_type__model": "seriespage"}
@@ -61,6 +64,11 @@ EXPLORED = ("title", "slug", "url_path", "date", "updated", "path")
 def fragment_path(folder, root) -> str:
     """Return the path of ``folder``'s explorer fragment (``/_explorer/cuda/``)."""
     return FRAGMENT_PREFIX + folder.url_path[len(root.url_path) - 1 :]
+
+
+def posts_fragment_path(folder, root) -> str:
+    """Return the path of ``folder``'s posts fragment (``/_explorer-posts/cuda/``)."""
+    return POSTS_PREFIX + folder.url_path[len(root.url_path) - 1 :]
 
 
 def fragment_paths_under(folder_path: str, roots) -> set[str]:
@@ -177,7 +185,8 @@ def explorer_paths(post, before: dict | None, recent_count: int) -> set[str]:
     Every folder's when the post sits straight under its site's home, or is
     (or was) among 最近更新: its ``updated`` is no older than the oldest of
     the others there. Otherwise its folder's and those of the folders in it
-    (each lists the folders above it open, with their posts).
+    (each lists the folders above it open, with their posts). Always its
+    folder's posts fragment, which lists it.
     """
     roots = [
         root
@@ -189,6 +198,10 @@ def explorer_paths(post, before: dict | None, recent_count: int) -> set[str]:
     if not roots:
         return set()
     parent_path = post.path[: -post.steplen]
+    folder = (
+        Page.objects.filter(path=parent_path, **FOLDER_TYPE).only("url_path").first()
+    )
+    posts = {posts_fragment_path(folder, root) for root in roots} if folder else set()
     everything = any(parent_path == root.path for root in roots)
     if not everything:
         recent = list(
@@ -203,8 +216,10 @@ def explorer_paths(post, before: dict | None, recent_count: int) -> set[str]:
             date and date >= recent[-1] for date in dates
         )
     if everything:
-        return {p for root in roots for p in fragment_paths_under(root.path, [root])}
-    return fragment_paths_under(parent_path, roots)
+        return posts | {
+            p for root in roots for p in fragment_paths_under(root.path, [root])
+        }
+    return posts | fragment_paths_under(parent_path, roots)
 
 
 # The tag rows deleted (-1) and added (+1) while a post is saved, by post and

@@ -1,6 +1,8 @@
 /* The explorer and 最近更新 beside every page: a fragment shared by a folder's
    pages (blog/explorer.py), loaded here, and the current page marked in it.
-   Without JavaScript the header's sections, 标签 and 归档 remain. */
+   A folder opened off the page's path gets its posts from a fragment of its
+   own (/_explorer-posts/<folder>/), loaded when opened. Without JavaScript the
+   header's sections, 标签 and 归档 remain, and a folder's link its page. */
 (function () {
   "use strict";
   var slot = document.querySelector(".explorer-slot[data-explorer]");
@@ -36,6 +38,56 @@
     }
     list.insertBefore(item, more);
   }
+
+  /* blog.models.changes.POSTS_PREFIX */
+  var POSTS = "/_explorer-posts";
+
+  function loadPosts(details) {
+    var folder = details.parentElement.querySelector(".explorer-folder-link");
+    if (!folder) return;
+    details.removeAttribute("data-posts");
+    var list = details.querySelector(":scope > ul");
+    var fresh = !list;
+    if (fresh) {
+      list = document.createElement("ul");
+      details.appendChild(list);
+    }
+    var waiting = document.createElement("li");
+    waiting.className = "explorer-loading";
+    waiting.textContent = "加载中…";
+    list.appendChild(waiting);
+    fetch(POSTS + folder.pathname, { credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) throw new Error(response.status);
+        return response.text();
+      })
+      .then(function (html) {
+        var holder = document.createElement("template");
+        holder.innerHTML = html; // the site's own fragment, escaped by its template
+        var items = holder.content.querySelectorAll(".explorer-posts > li");
+        waiting.remove();
+        items.forEach(function (item) {
+          /* A folder holding folders is not empty. */
+          if (item.classList.contains("explorer-empty") && !fresh) return;
+          list.appendChild(item);
+        });
+      })
+      .catch(function () {
+        /* Opened again, it tries again; its link leads to its page. */
+        waiting.remove();
+        if (fresh) list.remove();
+        details.setAttribute("data-posts", "");
+      });
+  }
+
+  slot.addEventListener(
+    "toggle",
+    function (event) {
+      var details = event.target;
+      if (details.open && details.hasAttribute("data-posts")) loadPosts(details);
+    },
+    true
+  );
 
   fetch(slot.getAttribute("data-explorer"), { credentials: "same-origin" })
     .then(function (response) {

@@ -254,3 +254,127 @@ def test_publishing_an_older_post_shows_it_in_the_explorer_of_cached_pages_below
     # Not on the recent list and not under /cuda/: that page stays cached.
     assert client.get(other)["X-Page-Cache"] == "hit"
     assert PostPage.objects.get(slug="old").live
+
+
+# --- a folder's posts, loaded when a reader opens it ------------------------
+
+
+def folder_fragment(client, path, **extra):
+    response = client.get(f"/_explorer-posts{path}", **extra)
+    return response, response.content.decode()
+
+
+def test_a_closed_folder_is_marked_to_load_its_posts(client, site):
+    html = sidebar(client, "/cuda/cute/layout/")
+    # On the page's path: open, posts inside. Off it: closed, posts loaded.
+    assert re.findall(r'href="([^"]+)">[^<]*</a>\s*<details data-posts>', html) == [
+        "/notes/",
+        "/notes/csapp/",
+    ]
+    assert "/notes/csapp/link/" not in html.split("最近更新")[0]
+
+
+def test_a_folders_posts_fragment_lists_its_own_posts(client, site):
+    response, html = folder_fragment(client, "/notes/csapp/")
+    assert response.status_code == 200
+    assert response["X-Robots-Tag"] == "noindex"
+    assert explorer_posts(html) == ["/notes/csapp/link/"]
+    assert "链接" in html
+    # A section: its own posts, not those of its series (they have their own).
+    assert explorer_posts(folder_fragment(client, "/cuda/")[1]) == ["/cuda/smem/"]
+    assert "暂无文章" in folder_fragment(client, "/notes/")[1]
+
+
+def test_a_long_folders_posts_fragment_is_capped_with_a_link(client, site):
+    for n in range(FOLDER_POSTS + 5):
+        PostPageFactory(parent=site["csapp"], slug=f"p{n:02}", title=f"第{n}章")
+    html = folder_fragment(client, "/notes/csapp/")[1]
+    assert len(explorer_posts(html)) == FOLDER_POSTS
+    assert f'<a href="/notes/csapp/">全部 {FOLDER_POSTS + 6} 篇 →</a>' in html
+
+
+@pytest.mark.parametrize(
+    "path", ["/cuda/smem/", "/nothing/", "/notes/csapp/link/", "/tags/"]
+)
+def test_only_folders_have_a_posts_fragment(client, site, path):
+    assert folder_fragment(client, path)[0].status_code == 404
+
+
+def test_a_draft_or_private_folder_has_no_posts_fragment(client, site, home):
+    draft = SeriesPageFactory(parent=home, title="草稿栏目", slug="draft")
+    PostPageFactory(parent=draft, title="草稿里的文章", slug="inside")
+    draft.unpublish()
+    login = SeriesPageFactory(parent=home, title="登录栏目", slug="login")
+    PostPageFactory(parent=login, title="登录后可见", slug="inside")
+    PageViewRestriction.objects.create(page=login, restriction_type="login")
+    secret = PostPageFactory(parent=site["cute"], title="有密码的文章", slug="pw")
+    PageViewRestriction.objects.create(
+        page=site["cute"], restriction_type="password", password="pw"
+    )
+    for path, names in [
+        ("/draft/", ["草稿栏目", "草稿里的文章"]),
+        ("/login/", ["登录栏目", "登录后可见"]),
+        ("/cuda/cute/", ["CuTe", secret.title, "布局代数"]),
+    ]:
+        response, html = folder_fragment(client, path)
+        assert response.status_code == 404, path
+        assert not any(name in html for name in names), path
+
+
+def test_a_posts_fragment_runs_few_queries_whatever_the_number_of_posts(
+    client, site, settings
+):
+    def count():
+        with CaptureQueriesContext(connection) as captured:
+            assert folder_fragment(client, "/notes/csapp/")[0].status_code == 200
+        return len(captured)
+
+    folder_fragment(client, "/notes/csapp/")  # the site, kept by the process
+    # Worked out: the folder; its view restrictions and whether the site has
+    # any (may_see); the posts, their count riding along (blog.explorer._capped).
+    cold = count()
+    assert cold <= 6
+    for n in range(60):
+        PostPageFactory(parent=site["csapp"], slug=f"g{n}")
+    assert count() == cold
+    # Kept until the folder is purged: the folder alone (may_see's answers are
+    # kept between requests too).
+    settings.LISTING_CACHE_SECONDS = 3600
+    folder_fragment(client, "/notes/csapp/")
+    assert count() <= 2
+
+
+def test_adding_or_removing_a_post_purges_its_folders_posts_fragment(
+    client, site, settings, django_capture_on_commit_callbacks
+):
+    settings.PAGE_CACHE_SECONDS = 3600
+    settings.LISTING_CACHE_SECONDS = 3600
+    for n in range(RECENT_COUNT):  # newer posts fill 最近更新 elsewhere
+        PostPageFactory(parent=site["notes"], slug=f"new{n}")
+    url = "/_explorer-posts/notes/csapp/"
+    other = "/_explorer-posts/cuda/"
+    for path in (url, other):
+        client.get(path)
+        assert client.get(path)["X-Page-Cache"] == "hit"
+
+    post = PostPageFactory(
+        parent=site["csapp"], slug="ecf", title="异常控制流", date=OLD, live=False
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        post.save_revision().publish()
+    response = client.get(url)
+    assert response["X-Page-Cache"] == "miss"
+    assert "/notes/csapp/ecf/" in explorer_posts(response.content.decode())
+    # Another folder's fragment stays cached.
+    assert client.get(other)["X-Page-Cache"] == "hit"
+
+    client.get(url)
+    with django_capture_on_commit_callbacks(execute=True):
+        PostPage.objects.get(slug="ecf").unpublish()
+    response = client.get(url)
+    assert "/notes/csapp/ecf/" not in explorer_posts(response.content.decode())
+
+    client.get(url)
+    with django_capture_on_commit_callbacks(execute=True):
+        PostPage.objects.get(slug="link").delete()
+    assert explorer_posts(client.get(url).content.decode()) == []
