@@ -56,6 +56,7 @@ from .rawhtml import (
     Region,
 )
 from .report import Issue
+from .theme import PLACEHOLDER
 from .tokens import parse_markdown, soft_break_lines, split_nodes, walk_children
 
 __all__ = ["REGION_READERS", "ImageSlot", "ParsedBody", "parse_body"]
@@ -189,6 +190,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                 )
             )
             return self.result
+        self._drop_placeholders()
         self._collect_formulas(self.tokens, self.first_line)
         self._collect_footnotes()
         nodes = split_nodes(self.tokens)
@@ -345,6 +347,24 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                 match.group(1).lower(), html_attrs(match.group(2)), content, start
             )
         return tokens
+
+    def _drop_placeholders(self) -> None:
+        """Drop template placeholders from the text (not code, not math); warn."""
+        for token in self.tokens:
+            if token.type != "inline" or not token.children:
+                continue
+            line = self._line(token)
+            for child in token.children:
+                if child.type == "text" and PLACEHOLDER.search(child.content):
+                    for found in PLACEHOLDER.findall(child.content):
+                        self._warn(
+                            f"template placeholder {found} dropped: the old "
+                            "site's theme filled it in",
+                            line,
+                        )
+                    child.content = PLACEHOLDER.sub("", child.content)
+                elif child.type in ("softbreak", "hardbreak"):
+                    line += 1
 
     def _collect_formulas(self, tokens: Sequence[Token], first_line: int) -> None:
         """List every formula in ``tokens`` with the file line it is on.

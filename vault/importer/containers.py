@@ -17,6 +17,7 @@ from rendering.markdown import CALLOUT_TYPES
 
 from .inline import DisplayMath, ImageRef, LinkRef, escape_text, plain_to_markdown
 from .links import WIKILINK, is_markdown_target, parse_wikilink
+from .theme import drop_placeholders_in_source
 from .tokens import split_nodes, walk_children
 
 _CALLOUT = re.compile(r"\s*\[!([A-Za-z][\w-]*)\]([-+]?)[ \t]*")
@@ -318,7 +319,9 @@ class ContainerMixin:
                     self._warn(f"footnote [^{label}] has an empty definition", line)
             else:
                 self._warn(f"footnote [^{label}] has no definition", line)
-        source = self._markdown_images("\n\n".join(parts), line)
+        # Placeholders were warned of with the text they stood in.
+        source = drop_placeholders_in_source("\n\n".join(parts))
+        source = self._markdown_images(source, line)
         self._emit("markdown", self._markdown_links(source, line), line)
 
     def _source(self, start: int, end: int) -> str:

@@ -71,6 +71,12 @@ class HomeMixin:
         source, home = self.home_source, self._home()
         if source is None or home is None:
             return
+        if source.theme:
+            self.report.warn(
+                Issue(f"only a template placeholder ({source.theme}); not imported"),
+                HOME_LABEL,
+            )
+            return
         if source.errors:
             self.report.failures.extend(issue.at(HOME_LABEL) for issue in source.errors)
             self.report.warn(source.warnings, HOME_LABEL)

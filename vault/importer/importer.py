@@ -45,6 +45,7 @@ from .places import PlacesMixin
 from .records import PageInfo, Saved, Source
 from .report import Issue, Report
 from .saving import SaveMixin
+from .theme import ThemeMixin, theme_placeholder
 from .tree import INDEX_NAMES, README_NAME, FolderNode, is_excluded, scan
 
 # Bump when the importer turns the same file into different pages, so that a
@@ -54,7 +55,7 @@ IMPORTER_VERSION = "5"
 PURGE_ALL_ABOVE = 20
 
 
-class Importer(SaveMixin, PlacesMixin, HomeMixin):
+class Importer(SaveMixin, PlacesMixin, HomeMixin, ThemeMixin):
     """Import one Markdown file or folder tree under a page.
 
     With ``keep_existing`` only what is missing is added: a page made from the
@@ -146,6 +147,7 @@ class Importer(SaveMixin, PlacesMixin, HomeMixin):
                     self._import_home()
                     if named := site_name(self.root_dir):
                         self._name_site(*named)
+                    self._redirect_theme_pages()
             self._write_hashes()
             if tree is not None:
                 self._note_orphans()
@@ -265,6 +267,7 @@ class Importer(SaveMixin, PlacesMixin, HomeMixin):
                         (POST, rel), self.root_dir / rel, rel, posixpath.basename(rel)
                     )
                 )
+        self._drop_theme_pages(tree)
         return tree
 
     def _read(self, source: Source) -> None:
@@ -316,6 +319,9 @@ class Importer(SaveMixin, PlacesMixin, HomeMixin):
             return
         source.front = split.front
         source.warnings.extend(split.warnings)
+        if (placeholder := theme_placeholder(split.body)) is not None:
+            source.theme = placeholder
+            return
         body = parse_body(
             split.body,
             first_line=split.body_line,

@@ -25,7 +25,21 @@ from tests.vault.importer.test_import import outcomes, totals
 pytestmark = pytest.mark.django_db
 
 # Markup that must never reach a reader as text.
-RAW = ("$$", "\\[", "[!NOTE]", "!!!", "???", "===", "[^", "{ width=", "{ align=")
+RAW = (
+    "{{",
+    "}}",
+    "{%",
+    "%}",
+    "$$",
+    "\\[",
+    "[!NOTE]",
+    "!!!",
+    "???",
+    "===",
+    "[^",
+    "{ width=",
+    "{ align=",
+)
 RAW_PATTERNS = (
     re.compile(r":[a-z][a-z0-9_+-]*:"),  # an emoji or icon shortcode
     re.compile(r"\*\*|(?<![\w*])\*(?=\S)"),  # emphasis markers
@@ -148,7 +162,9 @@ def test_urls_keep_meaning_and_old_ones_redirect(habits, run_import, client):
     assert len(set(lang.values())) == 5, lang
     assert lang["C"] == "c"
     assert "pp" in lang["C++"] and "sharp" in lang["C#"]
-    tags_series = SeriesPage.objects.get(title="标签说明")
+    # tags/index.md is the theme's tag index: the folder is named by itself.
+    tags_series = SeriesPage.objects.get(source_path="tags")
+    assert tags_series.title == "tags"
     assert tags_series.slug != "tags"
     assert client.get("/tags/").status_code == 200  # still the tag index
     assert "tags" in run.out.lower()
@@ -188,6 +204,55 @@ def test_a_second_import_changes_nothing(habits, run_import):
     result = outcomes(second.out)
     assert result["created"] == (0, 0) and result["updated"] == (0, 0), second.out
     assert totals() == before
+
+
+def test_the_themes_tag_index_is_not_a_page(habits, run_import, client):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    assert not Page.objects.filter(title="Tags").exists()
+    assert "{{ tag_content }}" not in client.get("/tags-2/").content.decode()
+    assert (
+        "tags/index.md: the old theme's tag index ({{ tag_content }}), not "
+        "imported; the site's own is /tags/"
+    ) in run.out
+    # A folder holding only the theme's page is no section.
+    (habits / "tags" / "how-to-tag.md").unlink()
+    shutil.rmtree(habits / "lang")
+    (habits / "mkdocs" / "tags.md").write_text("{{ tag_content }}\n", encoding="utf-8")
+    run = run_import(habits)
+    assert "mkdocs/tags.md: the old theme's tag index" in run.out
+    assert "(/mkdocs/tags/ redirects to it)" in run.out
+    response = client.get("/mkdocs/tags/")
+    assert response.status_code == 301 and response["Location"].endswith("/tags/")
+
+
+def test_template_placeholders_are_dropped_but_not_in_code_or_math(
+    habits, run_import, client
+):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    for line, found in (
+        (25, "{{ config.site_name }}"),
+        (25, '{% now "Y-m-d" %}'),
+        (27, "{{ page.meta.author }}"),
+    ):
+        assert (
+            f"mkdocs/deploy.md:{line}: template placeholder {found} dropped" in run.out
+        )
+    post = PostPage.objects.get(source_path="mkdocs/deploy.md")
+    html = client.get(post.url).content.decode()
+    text, article = reader_text(html)
+    assert "本站由 生成，最后构建于 。" in " ".join(text.split())
+    assert "列表里的 也不显示" in " ".join(text.split())
+    codes = [
+        code.get_text() for code in BeautifulSoup(html, "html.parser").select("code")
+    ]
+    assert "std::vector<int> v{{1, 2}};" in codes
+    assert any("m{{1, 2}, {3, 4}};" in code for code in codes)
+    annotations = [
+        a.get_text() for a in BeautifulSoup(html, "html.parser").select("annotation")
+    ]
+    assert "x^{{a}}" in annotations and "{{a}} + {{b}}" in annotations
 
 
 def home_card(client) -> BeautifulSoup | None:
