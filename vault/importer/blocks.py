@@ -102,8 +102,8 @@ def parse_body(
     """Return the blocks of a post body.
 
     ``first_line`` is the file line the body starts on (after front matter).
-    A first ``# H1`` equal to ``title`` is dropped; with ``title`` None the
-    first H1 becomes `ParsedBody.h1` instead. With ``breaks`` a single newline
+    A first ``# H1`` equal to ``title`` is dropped; with ``title`` None an H1
+    that is the body's first block becomes `ParsedBody.h1` instead. With ``breaks`` a single newline
     inside a paragraph is a line break (Obsidian's default, MkDocs' nl2br).
     Formulas past ``max_formulas``, or once ``max_math_seconds`` have gone on
     checking them, are not checked (see `FormulaFixer`); blocks nested deeper
@@ -176,6 +176,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         self.pending_numbered = False
         self.numbered = False
         self.h1_seen = False
+        self.at_start = True  # the node being converted is the body's first
 
     # Driver ----------------------------------------------------------------
 
@@ -233,6 +234,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         # A `<!-- numbered -->` comment numbers the next node's display math.
         self.numbered, self.pending_numbered = self.pending_numbered, False
         previous = nodes[i - 1][0].type if i else ""
+        self.at_start = i == 0
         if kind == "heading_open":
             self._heading(node)
         elif kind == "paragraph_open":
@@ -475,9 +477,12 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         if level == 1 and not self.h1_seen:
             self.h1_seen = True
             if self.title is None:
-                self.result.h1 = text
-                return
-            if _same_title(text, self.title):
+                # Only a heading that opens the file titles it (as the old site
+                # read it); a later one is a heading like any other.
+                if self.at_start:
+                    self.result.h1 = text
+                    return
+            elif _same_title(text, self.title):
                 return
         if not text:
             return

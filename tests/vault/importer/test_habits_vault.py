@@ -255,6 +255,19 @@ def test_template_placeholders_are_dropped_but_not_in_code_or_math(
     assert "x^{{a}}" in annotations and "{{a}} + {{b}}" in annotations
 
 
+def test_a_late_heading_does_not_title_the_file(habits, run_import, client):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(source_path="math/线性代数.md")
+    assert post.title == "线性代数"
+    _, article = reader_text(client.get(post.url).content.decode())
+    late = [h for h in article.find_all("h2") if h.select(".katex")]
+    assert len(late) == 1, article.find_all("h2")
+    # A heading that opens the file still titles it.
+    notes = SeriesPage.objects.get(slug="notes")
+    assert notes.title == "读书笔记"
+
+
 def home_card(client) -> BeautifulSoup | None:
     """Return the home page's author card as a reader gets it."""
     soup = BeautifulSoup(client.get("/").content.decode(), "html.parser")
