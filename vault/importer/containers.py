@@ -21,6 +21,8 @@ from .theme import drop_placeholders_in_source
 from .tokens import split_nodes, walk_children
 
 _CALLOUT = re.compile(r"\s*\[!([A-Za-z][\w-]*)\]([-+]?)[ \t]*")
+# A callout's first line in source, at any depth (in a list item, a quote).
+_CALLOUT_LINE = re.compile(r"[ \t]*(?:>[ \t]*)+\[![A-Za-z][\w-]*\]")
 _SOURCE_DASH = re.compile(r"^(?:—{1,2}|―{1,2}|–|--)\s*(\S.*)$")
 # A trailing run is matched only from its start (the lookbehinds), so a long run
 # of spaces inside a paragraph costs linear time, not quadratic.
@@ -325,9 +327,14 @@ class ContainerMixin:
         self._emit("markdown", self._markdown_links(source, line), line)
 
     def _source(self, start: int, end: int) -> str:
-        """Return source lines ``start:end``; a soft break made hard ends in ``\\``."""
+        """Return source lines ``start:end``; a soft break made hard ends in ``\\``.
+
+        A callout's ``[!TYPE] title`` line never does: its end is the title's.
+        """
         lines = [
-            text.rstrip(" \t") + "\\" if number in self.hard_lines else text
+            text.rstrip(" \t") + "\\"
+            if number in self.hard_lines and not _CALLOUT_LINE.match(text)
+            else text
             for number, text in enumerate(self.source_lines[start:end], start)
         ]
         return "\n".join(lines).strip("\n")

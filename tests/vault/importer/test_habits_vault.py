@@ -268,6 +268,31 @@ def test_a_late_heading_does_not_title_the_file(habits, run_import, client):
     assert notes.title == "读书笔记"
 
 
+def test_callouts_in_list_items_and_quotes_are_callouts(
+    habits, run_import, client, home, tmp_path
+):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(source_path="notes/部署清单.md")
+    _, article = reader_text(client.get(post.url).content.decode())
+    in_items = article.select("li > aside.callout")
+    assert [c["class"][-1] for c in in_items] == ["callout-info", "callout-tip"]
+    assert "备份要放在另一台机器上。" in in_items[0].get_text()
+    assert in_items[1].select_one(".callout-title").get_text() == "小技巧"
+    quoted = article.select("blockquote > aside.callout-warning")
+    assert len(quoted) == 1 and "嵌套在引用里的提示。" in quoted[0].get_text()
+
+    call_command("export_markdown", str(tmp_path / "out"))
+    text = next(
+        path.read_text(encoding="utf-8")
+        for path in (tmp_path / "out").rglob("*.md")
+        if "备份要放在另一台机器上" in path.read_text(encoding="utf-8")
+    )
+    assert "1. 先备份数据库\n   > [!IMPORTANT]\n   > 备份要放在" in text
+    assert "     > [!TIP] 小技巧\n     > 用 `--dry-run`" in text
+    assert "> > [!WARNING]\n> > 嵌套在引用里的提示。" in text
+
+
 def home_card(client) -> BeautifulSoup | None:
     """Return the home page's author card as a reader gets it."""
     soup = BeautifulSoup(client.get("/").content.decode(), "html.parser")
