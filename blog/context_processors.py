@@ -29,9 +29,13 @@ def top_sections(request) -> list:
 def site_navigation(request):
     """Give every template the site name and the top-level sections.
 
-    Evaluated lazily, so pages that don't show the header pay nothing.
+    The sections are evaluated lazily, so pages that don't show the header pay
+    nothing; the site is the one the request already found.
     """
+    site = Site.find_for_request(request)
     return {
-        "site_name": settings.WAGTAIL_SITE_NAME,
+        # The site's own name (Wagtail's Sites setting, or an import's), else
+        # the deployment's.
+        "site_name": (site.site_name if site else "") or settings.WAGTAIL_SITE_NAME,
         "nav_sections": lambda: top_sections(request),
     }

@@ -6,6 +6,7 @@ from wagtail.admin.panels import FieldPanel
 from wagtail.fields import RichTextField
 from wagtail.models import Page
 
+from blog.blocks import RICH_TEXT_FEATURES
 from blog.models.base import (
     CountedPaginator,
     OneQueryViewRestrictions,
@@ -22,9 +23,8 @@ class HomePage(OneQueryViewRestrictions, Page):
     """The site root: author intro, recent updates and the sections."""
 
     author = models.CharField("作者", max_length=100, blank=True, default="")
-    intro = RichTextField(
-        "简介", blank=True, features=["bold", "italic", "code", "link"]
-    )
+    # The vault's root index.md when imported: text, lists and links, as a post's.
+    intro = RichTextField("简介", blank=True, features=RICH_TEXT_FEATURES)
 
     parent_page_types = ["wagtailcore.Page"]
     subpage_types = [

@@ -26,6 +26,7 @@ from wagtail.models import Page, Site
 from blog.models import ArchivePage, HomePage, PostPage, SeriesPage, TagIndexPage
 
 from .blocks import body_to_markdown, document
+from .richtext import rich_text_to_markdown
 
 # Folder names the importer never reads as series (docs/markdown-format.md).
 RESERVED_FOLDERS = ("images", "image", "img", "assets", "attachments")
@@ -197,7 +198,22 @@ class _Exporter:
             target = self.root / node.path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(document(fields, body), encoding="utf-8", newline="\n")
+        self.write_home()
         return self.stats
+
+    def write_home(self) -> None:
+        """Write the home page's intro as the root index.md (the importer's home)."""
+        home = self.home.get_latest_revision_as_object()
+        intro = getattr(home, "intro", "")
+        if not intro:
+            return
+        text = rich_text_to_markdown(
+            intro, _FileResolver(self, PurePosixPath("index.md"))
+        )
+        if text.strip():
+            (self.root / "index.md").write_text(
+                text.strip() + "\n", encoding="utf-8", newline="\n"
+            )
 
     def series_fields(self, page: SeriesPage, resolver: _FileResolver) -> dict:
         fields = {"title": page.title, "slug": page.slug, "ordering": page.ordering}

@@ -57,6 +57,7 @@ from .rawhtml import (
     Region,
 )
 from .report import Issue
+from .theme import PLACEHOLDER
 from .tokens import parse_markdown, soft_break_lines, split_nodes, walk_children
 
 __all__ = ["REGION_READERS", "ImageSlot", "ParsedBody", "parse_body"]
@@ -102,8 +103,8 @@ def parse_body(
     """Return the blocks of a post body.
 
     ``first_line`` is the file line the body starts on (after front matter).
-    A first ``# H1`` equal to ``title`` is dropped; with ``title`` None the
-    first H1 becomes `ParsedBody.h1` instead. With ``breaks`` a single newline
+    A first ``# H1`` equal to ``title`` is dropped; with ``title`` None an H1
+    that is the body's first block becomes `ParsedBody.h1` instead. With ``breaks`` a single newline
     inside a paragraph is a line break (Obsidian's default, MkDocs' nl2br).
     Formulas past ``max_formulas``, or once ``max_math_seconds`` have gone on
     checking them, are not checked (see `FormulaFixer`); blocks nested deeper
@@ -184,6 +185,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         self.pending_numbered = False
         self.numbered = False
         self.h1_seen = False
+        self.at_start = True  # the node being converted is the body's first
 
     # Driver ----------------------------------------------------------------
 
@@ -198,6 +200,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
                 )
             )
             return self.result
+        self._drop_placeholders()
         self._collect_formulas(self.tokens, self.first_line)
         self._collect_footnotes()
         nodes = split_nodes(self.tokens)
@@ -240,6 +243,7 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         # A `<!-- numbered -->` comment numbers the next node's display math.
         self.numbered, self.pending_numbered = self.pending_numbered, False
         previous = nodes[i - 1][0].type if i else ""
+        self.at_start = i == 0
         if _holds_comment(node) and not self._is_title(node):
             return self._commented(nodes, i)
         if kind == "heading_open":
@@ -390,6 +394,24 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             )
         return tokens
 
+    def _drop_placeholders(self) -> None:
+        """Drop template placeholders from the text (not code, not math); warn."""
+        for token in self.tokens:
+            if token.type != "inline" or not token.children:
+                continue
+            line = self._line(token)
+            for child in token.children:
+                if child.type == "text" and PLACEHOLDER.search(child.content):
+                    for found in PLACEHOLDER.findall(child.content):
+                        self._warn(
+                            f"template placeholder {found} dropped: the old "
+                            "site's theme filled it in",
+                            line,
+                        )
+                    child.content = PLACEHOLDER.sub("", child.content)
+                elif child.type in ("softbreak", "hardbreak"):
+                    line += 1
+
     def _collect_formulas(self, tokens: Sequence[Token], first_line: int) -> None:
         """List every formula in ``tokens`` with the file line it is on.
 
@@ -501,9 +523,12 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             if _holds_comment(node):
                 self._warn("a %%comment%% in the title heading is left out", line)
             if self.title is None:
-                self.result.h1 = text
-                return
-            if _same_title(text, self.title):
+                # Only a heading that opens the file titles it (as the old site
+                # read it); a later one is a heading like any other.
+                if self.at_start:
+                    self.result.h1 = text
+                    return
+            elif _same_title(text, self.title):
                 return
         if not text:
             return

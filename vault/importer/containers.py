@@ -17,9 +17,12 @@ from rendering.markdown import CALLOUT_TYPES
 
 from .inline import DisplayMath, ImageRef, LinkRef, escape_text, plain_to_markdown
 from .links import WIKILINK, is_markdown_target, parse_wikilink
+from .theme import drop_placeholders_in_source
 from .tokens import split_nodes, walk_children
 
 _CALLOUT = re.compile(r"\s*\[!([A-Za-z][\w-]*)\]([-+]?)[ \t]*")
+# A callout's first line in source, at any depth (in a list item, a quote).
+_CALLOUT_LINE = re.compile(r"[ \t]*(?:>[ \t]*)+\[![A-Za-z][\w-]*\]")
 _SOURCE_DASH = re.compile(r"^(?:—{1,2}|―{1,2}|–|--)\s*(\S.*)$")
 # A trailing run is matched only from its start (the lookbehinds), so a long run
 # of spaces inside a paragraph costs linear time, not quadratic.
@@ -320,13 +323,20 @@ class ContainerMixin:
                     self._warn(f"footnote [^{label}] has an empty definition", line)
             else:
                 self._warn(f"footnote [^{label}] has no definition", line)
-        source = self._markdown_images("\n\n".join(parts), line)
+        # Placeholders were warned of with the text they stood in.
+        source = drop_placeholders_in_source("\n\n".join(parts))
+        source = self._markdown_images(source, line)
         self._emit("markdown", self._markdown_links(source, line), line)
 
     def _source(self, start: int, end: int) -> str:
-        """Return source lines ``start:end``; a soft break made hard ends in ``\\``."""
+        """Return source lines ``start:end``; a soft break made hard ends in ``\\``.
+
+        A callout's ``[!TYPE] title`` line never does: its end is the title's.
+        """
         lines = [
-            text.rstrip(" \t") + "\\" if number in self.hard_lines else text
+            text.rstrip(" \t") + "\\"
+            if number in self.hard_lines and not _CALLOUT_LINE.match(text)
+            else text
             for number, text in enumerate(self.source_lines[start:end], start)
         ]
         return "\n".join(lines).strip("\n")

@@ -8,6 +8,7 @@ plain CommonMark joins the lines. `line_breaks` reads which one the vault uses.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +72,31 @@ def _mkdocs_nl2br(text: str) -> bool | None:
             if isinstance(name, str) and name.rsplit(".", 1)[-1] == "nl2br":
                 return True
     return False
+
+
+_PAGE_TITLE = re.compile(r"""\bpageTitle\s*:\s*(["'`])((?:(?!\1).)+)\1""")
+
+
+def site_name(root: Path) -> tuple[str, str] | None:
+    """Return the name the vault's own site had, and the file that says it.
+
+    ``mkdocs.yml``'s ``site_name``, else Quartz's ``quartz.config.ts``
+    ``pageTitle``; None when neither names one.
+    """
+    if (config := _mkdocs_file(root)) is not None:
+        try:
+            settings = yaml.load(_read(config) or "", Loader=_TolerantLoader)  # noqa: S506
+        except yaml.YAMLError:
+            settings = None
+        name = settings.get("site_name") if isinstance(settings, dict) else None
+        if isinstance(name, str) and name.strip():
+            return name.strip(), config.name
+    for folder in (root, root.parent):
+        quartz = folder / "quartz.config.ts"
+        match = _PAGE_TITLE.search(_read(quartz) or "")
+        if match and match.group(2).strip():
+            return match.group(2).strip(), quartz.name
+    return None
 
 
 def line_breaks(root: Path) -> Choice:

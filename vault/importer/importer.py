@@ -30,12 +30,13 @@ from rendering.mkdocs import strip_attr_lists
 
 from .assets import AssetFinder, local_part
 from .blocks import parse_body
-from .dialect import Choice, line_breaks
+from .dialect import Choice, line_breaks, site_name
 from .errors import FileFailed, internal_error
 from .fetch import RemoteImages
 from .fill import body_raw
 from .frontmatter import FrontMatterError, split_document
 from .history import file_dates, is_shallow
+from .home import HOME_LABEL, HomeMixin
 from .images import ImageStore
 from .indexing import deferred_index_updates
 from .inline import LinkRef
@@ -44,16 +45,17 @@ from .places import PlacesMixin
 from .records import PageInfo, Saved, Source
 from .report import Issue, Report
 from .saving import SaveMixin
+from .theme import ThemeMixin, theme_placeholder
 from .tree import INDEX_NAMES, README_NAME, FolderNode, is_excluded, scan
 
 # Bump when the importer turns the same file into different pages, so that a
 # re-import updates pages made by an older version instead of skipping them.
-IMPORTER_VERSION = "5"
+IMPORTER_VERSION = "6"
 # An import changing more pages than this purges the whole page cache once.
 PURGE_ALL_ABOVE = 20
 
 
-class Importer(SaveMixin, PlacesMixin):
+class Importer(SaveMixin, PlacesMixin, HomeMixin, ThemeMixin):
     """Import one Markdown file or folder tree under a page.
 
     With ``keep_existing`` only what is missing is added: a page made from the
@@ -141,6 +143,11 @@ class Importer(SaveMixin, PlacesMixin):
                 if self.progress:  # what the last seconds are spent on
                     self.progress(self._done, len(self.sources), "links, search index")
                 self._resolve_links()
+                if tree is not None:
+                    self._import_home()
+                    if named := site_name(self.root_dir):
+                        self._name_site(*named)
+                    self._redirect_theme_pages()
             self._write_hashes()
             if tree is not None:
                 self._note_orphans()
@@ -231,6 +238,12 @@ class Importer(SaveMixin, PlacesMixin):
             and path.is_file()
             and not is_excluded(path.name, self.exclude)
         )
+        if self._home() is not None and HOME_LABEL in skipped:
+            # The root is the home page: its index.md is the home's intro.
+            skipped.remove(HOME_LABEL)
+            home = Source(("home", ""), self.source / HOME_LABEL, HOME_LABEL, "")
+            self._read(home)
+            self.home_source = self.sources.pop(home.key)
         if skipped:
             self.report.notes.append(
                 f"Not imported: {', '.join(skipped)} at the vault's root "
@@ -254,6 +267,7 @@ class Importer(SaveMixin, PlacesMixin):
                         (POST, rel), self.root_dir / rel, rel, posixpath.basename(rel)
                     )
                 )
+        self._drop_theme_pages(tree)
         return tree
 
     def _read(self, source: Source) -> None:
@@ -305,6 +319,9 @@ class Importer(SaveMixin, PlacesMixin):
             return
         source.front = split.front
         source.warnings.extend(split.warnings)
+        if (placeholder := theme_placeholder(split.body)) is not None:
+            source.theme = placeholder
+            return
         body = parse_body(
             split.body,
             first_line=split.body_line,

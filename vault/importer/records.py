@@ -33,6 +33,8 @@ class Source:
     errors: list[Issue] = field(default_factory=list)
     warnings: list[Issue] = field(default_factory=list)
     cover: Path | None = None
+    # The template placeholder the file is made of alone: the old theme's page.
+    theme: str = ""
     # Filled in once every file is read.
     slug: str = ""
     targets: list[PageKey | None] = field(default_factory=list)

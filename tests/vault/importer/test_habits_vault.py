@@ -26,6 +26,13 @@ pytestmark = pytest.mark.django_db
 
 # Markup that must never reach a reader as text.
 RAW = (
+<<<<<<< HEAD
+=======
+    "{{",
+    "}}",
+    "{%",
+    "%}",
+>>>>>>> i32-vaulthome
     "$$",
     "\\[",
     "[!NOTE]",
@@ -35,7 +42,10 @@ RAW = (
     "[^",
     "{ width=",
     "{ align=",
+<<<<<<< HEAD
     "%%",
+=======
+>>>>>>> i32-vaulthome
 )
 RAW_PATTERNS = (
     re.compile(r":[a-z][a-z0-9_+-]*:"),  # an emoji or icon shortcode
@@ -209,7 +219,9 @@ def test_urls_keep_meaning_and_old_ones_redirect(habits, run_import, client):
     assert len(set(lang.values())) == 5, lang
     assert lang["C"] == "c"
     assert "pp" in lang["C++"] and "sharp" in lang["C#"]
-    tags_series = SeriesPage.objects.get(title="标签说明")
+    # tags/index.md is the theme's tag index: the folder is named by itself.
+    tags_series = SeriesPage.objects.get(source_path="tags")
+    assert tags_series.title == "tags"
     assert tags_series.slug != "tags"
     assert client.get("/tags/").status_code == 200  # still the tag index
     assert "tags" in run.out.lower()
@@ -251,6 +263,151 @@ def test_a_second_import_changes_nothing(habits, run_import):
     assert totals() == before
 
 
+def test_the_themes_tag_index_is_not_a_page(habits, run_import, client):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    assert not Page.objects.filter(title="Tags").exists()
+    assert "{{ tag_content }}" not in client.get("/tags-2/").content.decode()
+    assert (
+        "tags/index.md: the old theme's tag index ({{ tag_content }}), not "
+        "imported; the site's own is /tags/"
+    ) in run.out
+    # A folder holding only the theme's page is no section.
+    (habits / "tags" / "how-to-tag.md").unlink()
+    shutil.rmtree(habits / "lang")
+    (habits / "mkdocs" / "tags.md").write_text("{{ tag_content }}\n", encoding="utf-8")
+    run = run_import(habits)
+    assert "mkdocs/tags.md: the old theme's tag index" in run.out
+    assert "(/mkdocs/tags/ redirects to it)" in run.out
+    response = client.get("/mkdocs/tags/")
+    assert response.status_code == 301 and response["Location"].endswith("/tags/")
+
+
+def test_template_placeholders_are_dropped_but_not_in_code_or_math(
+    habits, run_import, client
+):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    for line, found in (
+        (25, "{{ config.site_name }}"),
+        (25, '{% now "Y-m-d" %}'),
+        (27, "{{ page.meta.author }}"),
+    ):
+        assert (
+            f"mkdocs/deploy.md:{line}: template placeholder {found} dropped" in run.out
+        )
+    post = PostPage.objects.get(source_path="mkdocs/deploy.md")
+    html = client.get(post.url).content.decode()
+    text, article = reader_text(html)
+    assert "本站由 生成，最后构建于 。" in " ".join(text.split())
+    assert "列表里的 也不显示" in " ".join(text.split())
+    codes = [
+        code.get_text() for code in BeautifulSoup(html, "html.parser").select("code")
+    ]
+    assert "std::vector<int> v{{1, 2}};" in codes
+    assert any("m{{1, 2}, {3, 4}};" in code for code in codes)
+    annotations = [
+        a.get_text() for a in BeautifulSoup(html, "html.parser").select("annotation")
+    ]
+    assert "x^{{a}}" in annotations and "{{a}} + {{b}}" in annotations
+
+
+def test_a_late_heading_does_not_title_the_file(habits, run_import, client):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(source_path="math/线性代数.md")
+    assert post.title == "线性代数"
+    _, article = reader_text(client.get(post.url).content.decode())
+    late = [h for h in article.find_all("h2") if h.select(".katex")]
+    assert len(late) == 1, article.find_all("h2")
+    # A heading that opens the file still titles it.
+    notes = SeriesPage.objects.get(slug="notes")
+    assert notes.title == "读书笔记"
+
+
+def test_callouts_in_list_items_and_quotes_are_callouts(
+    habits, run_import, client, home, tmp_path
+):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(source_path="notes/部署清单.md")
+    _, article = reader_text(client.get(post.url).content.decode())
+    in_items = article.select("li > aside.callout")
+    assert [c["class"][-1] for c in in_items] == ["callout-info", "callout-tip"]
+    assert "备份要放在另一台机器上。" in in_items[0].get_text()
+    assert in_items[1].select_one(".callout-title").get_text() == "小技巧"
+    quoted = article.select("blockquote > aside.callout-warning")
+    assert len(quoted) == 1 and "嵌套在引用里的提示。" in quoted[0].get_text()
+
+    call_command("export_markdown", str(tmp_path / "out"))
+    text = next(
+        path.read_text(encoding="utf-8")
+        for path in (tmp_path / "out").rglob("*.md")
+        if "备份要放在另一台机器上" in path.read_text(encoding="utf-8")
+    )
+    assert "1. 先备份数据库\n   > [!IMPORTANT]\n   > 备份要放在" in text
+    assert "     > [!TIP] 小技巧\n     > 用 `--dry-run`" in text
+    assert "> > [!WARNING]\n> > 嵌套在引用里的提示。" in text
+
+
+def home_card(client) -> BeautifulSoup | None:
+    """Return the home page's author card as a reader gets it."""
+    soup = BeautifulSoup(client.get("/").content.decode(), "html.parser")
+    return soup.select_one(".home-side .author-card")
+
+
+def test_a_home_page_with_no_intro_draws_no_author_card(home, client):
+    assert home_card(client) is None
+
+
+def test_the_root_index_is_the_home_intro_and_names_the_site(
+    habits, run_import, client
+):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    assert "Not imported" not in run.out
+    assert "index.md at the vault's root: the home page's intro, updated" in run.out
+    assert "Site name: MlSys 笔记 (from mkdocs.yml)" in run.out
+
+    card = home_card(client)
+    text = " ".join(card.get_text(" ").split())
+    assert text.startswith("Welcome to enjoy MlSys magic! 🎉")
+    assert "Looking for a llm inference acceleration internship" in text
+    assert [li.get_text() for li in card.find_all("li")] == [
+        "写给自己，也写给正在找路的人",
+        "代码都能跑",
+    ]
+    link = card.find("a", string="CUDA 笔记")
+    assert link["href"] == SeriesPage.objects.get(source_path="cuda").url
+    page = BeautifulSoup(client.get("/").content.decode(), "html.parser")
+    assert page.title.get_text().strip() == "MlSys 笔记"
+    assert "MlSys 笔记" in page.select_one("header").get_text()
+
+    again = run_import(habits)
+    assert "the home page's intro, unchanged" in again.out
+    assert "Site name" not in again.out
+
+    (habits / "index.md").write_text("Now at a new place.\n", encoding="utf-8")
+    changed = run_import(habits)
+    assert "the home page's intro, updated" in changed.out
+    assert home_card(client).get_text(" ").split() == [
+        "Now",
+        "at",
+        "a",
+        "new",
+        "place.",
+    ]
+
+
+def test_a_renamed_home_page_keeps_its_site_name(habits, run_import, client, home):
+    home.title = "我的主页"
+    home.save_revision().publish()
+    run = run_import(habits)
+    assert "Site name" not in run.out
+    page = BeautifulSoup(client.get("/").content.decode(), "html.parser")
+    assert "MlSys" not in page.title.get_text()
+
+
 def test_export_then_import_into_an_empty_site_gives_the_same_pages(
     habits, run_import, client, home, tmp_path
 ):
@@ -258,7 +415,8 @@ def test_export_then_import_into_an_empty_site_gives_the_same_pages(
     assert run.error is None, run.out
 
     def snapshot():
-        seen = {}
+        card = home_card(client)
+        seen = {"/": " ".join(card.get_text(" ").split())}
         for page in pages():
             response = client.get(page.url)
             text, article = reader_text(response.content.decode())
@@ -272,9 +430,18 @@ def test_export_then_import_into_an_empty_site_gives_the_same_pages(
 
     before = snapshot()
     call_command("export_markdown", str(tmp_path / "out"))
+    assert (
+        (tmp_path / "out" / "index.md")
+        .read_text(encoding="utf-8")
+        .startswith("**Welcome to enjoy MlSys magic! 🎉**\n")
+    )
     for child in home.get_children().specific():
         if isinstance(child, PostPage | SeriesPage):
             child.delete()
+    home = home.get_latest_revision_as_object()
+    home.intro = ""
+    home.save_revision().publish()
+    assert home_card(client) is None
     again = run_import(tmp_path / "out")
     assert again.error is None, again.out
     assert snapshot() == before
