@@ -26,13 +26,10 @@ pytestmark = pytest.mark.django_db
 
 # Markup that must never reach a reader as text.
 RAW = (
-<<<<<<< HEAD
-=======
     "{{",
     "}}",
     "{%",
     "%}",
->>>>>>> i32-vaulthome
     "$$",
     "\\[",
     "[!NOTE]",
@@ -42,10 +39,7 @@ RAW = (
     "[^",
     "{ width=",
     "{ align=",
-<<<<<<< HEAD
     "%%",
-=======
->>>>>>> i32-vaulthome
 )
 RAW_PATTERNS = (
     re.compile(r":[a-z][a-z0-9_+-]*:"),  # an emoji or icon shortcode
