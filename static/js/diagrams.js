@@ -39,6 +39,15 @@
     figure.appendChild(message);
   }
 
+  /* Mermaid fits a diagram to the column; on a phone a wide one would shrink
+     its labels past reading. It shrinks to three quarters at most, and the
+     figure scrolls sideways past that. */
+  var SMALLEST_SCALE = 0.75;
+  function keepReadable(svg) {
+    var box = svg && svg.viewBox && svg.viewBox.baseVal;
+    if (box && box.width) svg.style.minWidth = Math.round(box.width * SMALLEST_SCALE) + "px";
+  }
+
   var drawnIn = "";
   var round = 0;
 
@@ -73,6 +82,7 @@
               if (current !== round) return;
               figure.innerHTML = result.svg;
               figure.classList.add("diagram-drawn");
+              keepReadable(figure.querySelector("svg"));
             },
             function (error) {
               var scratch = document.getElementById("d" + id);
