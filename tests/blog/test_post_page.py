@@ -491,9 +491,7 @@ def scripts_of(html):
     return re.findall(r'<script src="([^"]+)"', html)
 
 
-def test_only_a_page_with_a_diagram_loads_mermaid_from_our_static_files(
-    client, home
-):
+def test_only_a_page_with_a_diagram_loads_mermaid_from_our_static_files(client, home):
     plain = PostPageFactory(parent=home, slug="plain")
     plain.body = [("code", {"language": "text", "code": "flowchart LR"})]
     plain.save()
@@ -501,7 +499,7 @@ def test_only_a_page_with_a_diagram_loads_mermaid_from_our_static_files(
     drawn.body = [("diagram", {"source": "flowchart LR\n    A --> B"})]
     drawn.save()
     fenced = SeriesPageFactory(parent=home, slug="fenced")
-    fenced.intro = [("markdown", "```mermaid\npie\n    \"a\" : 1\n```")]
+    fenced.intro = [("markdown", '```mermaid\npie\n    "a" : 1\n```')]
     fenced.save()
 
     assert not [src for src in scripts_of(get(client, plain)) if "mermaid" in src]

@@ -248,7 +248,7 @@ def test_a_diagram_comes_back_as_a_diagram_through_a_mermaid_fence(home, tmp_pat
     # Backticks and HTML-looking text inside, and indentation, kept byte for byte.
     source = (
         "flowchart TD\n"
-        "    A[\"`**粗体** label`\"] --> B{a < b & c}\n"
+        '    A["`**粗体** label`"] --> B{a < b & c}\n'
         "    %% a Mermaid comment\n"
         "    B -->|是| C[```]"
     )
