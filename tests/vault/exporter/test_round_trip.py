@@ -131,7 +131,7 @@ def test_importing_the_export_into_an_empty_site_gives_the_same_pages(site, tmp_
     before, redirects_before = snapshot(site), aliases(site)
     assert {kind for _, fields in before for kind, _ in fields.get("body", [])} == {
         "heading", "paragraph", "markdown", "code", "math", "image", "table",
-        "callout", "quote", "embed", "html_figure",
+        "callout", "quote", "embed", "html_figure", "diagram",
     }  # fmt: skip
     out = tmp_path / "export"
     export_site(out)
