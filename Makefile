@@ -24,10 +24,11 @@ $(STAMP): $(PY) requirements.txt requirements-dev.txt package.json package-lock.
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
-# The admin's code editor (CodeMirror), bundled from static_src/ by esbuild;
-# rebuilt when its sources or the npm packages change. Not committed.
-BUNDLE := build/static/blog/admin/code-editor.js
-$(BUNDLE): $(STAMP) $(shell find static_src -type f)
+# The admin's code editor (CodeMirror), bundled from static_src/ by esbuild,
+# and Mermaid's browser build copied beside it (static/js/diagrams.js draws
+# with it); rebuilt when their sources or the npm packages change. Not committed.
+BUNDLE := build/static/blog/admin/code-editor.js build/static/mermaid/mermaid.min.js
+$(BUNDLE) &: $(STAMP) $(shell find static_src -type f)
 	npm run --silent build
 
 install: $(STAMP) $(BUNDLE) ## Create .venv, install the pinned requirements and npm packages, bundle the admin's scripts

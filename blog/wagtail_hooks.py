@@ -218,6 +218,21 @@ def live_math():
     )
 
 
+@hooks.register("insert_editor_js")
+def live_diagrams():
+    """Our live preview of diagram blocks, with the Mermaid build readers get.
+
+    The preview script fetches Mermaid itself once the form holds a diagram
+    block, so an editor without one never loads it. Its styles are in
+    css/admin-math.css, which `live_math` loads.
+    """
+    return format_html(
+        '<script src="{}" data-mermaid="{}" defer></script>',
+        static("js/admin-diagram.js"),
+        static("mermaid/mermaid.min.js"),
+    )
+
+
 DRAFTS_OFFERED = 3
 
 

@@ -5,6 +5,7 @@ functions, and tests run them without settings or a database.
 """
 
 from .cache import RENDERER_VERSION, RenderStore, get_store, memoize, set_store
+from .diagrams import DIAGRAM_CLASS, DIAGRAM_LANGUAGE, diagram_frame
 from .headings import (
     ANCHOR_MAX_LENGTH,
     HEADING_MAX_LENGTH,
@@ -48,6 +49,8 @@ from .math import (
 )
 
 __all__ = [
+    "DIAGRAM_CLASS",
+    "DIAGRAM_LANGUAGE",
     "ANCHOR_MAX_LENGTH",
     "HEADING_MAX_LENGTH",
     "LANGUAGES",
@@ -57,6 +60,7 @@ __all__ = [
     "RenderStore",
     "check_math",
     "code_frame",
+    "diagram_frame",
     "equation_rows",
     "find_inline_math",
     "get_store",

@@ -27,6 +27,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from .cache import batch, memoize
 from .cjk import cjk_emphasis_plugin
+from .diagrams import DIAGRAM_LANGUAGE, diagram_frame
 from .headings import unique_anchors
 from .highlight import code_frame, parse_line_spec
 from .marks import mark_plugin
@@ -359,12 +360,15 @@ def _fence_language(info: str) -> str:
 def _render_fence(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
 ) -> str:
-    """Return a fenced block: ```` ```math ```` as display math, else highlighted."""
+    """Return a fenced block: ```` ```math ```` as display math, ```` ```mermaid ````
+    as a diagram, else highlighted code."""
     token = tokens[idx]
     info = token.info.strip()
     language = _fence_language(info)
     if language.lower() == "math":
         return _display_math(token.content, _math_output(env))
+    if language.lower() == DIAGRAM_LANGUAGE:
+        return diagram_frame(token.content)
     highlight_lines: list[int] = []
     if lines := _FENCE_LINES.search(info):
         try:

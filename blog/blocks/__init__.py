@@ -24,7 +24,7 @@ from .base import (
     text_declaration,
 )
 from .body import PostBodyBlock, body_anchors, body_headings
-from .code import CodeBlock, MathBlock
+from .code import CodeBlock, DiagramBlock, MathBlock
 from .media import (
     FIGURE_SIZE_SCRIPT,
     EmbedBlock,
@@ -51,6 +51,7 @@ __all__ = [
     "CalloutBlock",
     "CodeBlock",
     "CodeTextBlock",
+    "DiagramBlock",
     "EmbedBlock",
     "HeadingBlock",
     "HtmlFigureBlock",

@@ -12,7 +12,7 @@ from rendering import (
 )
 
 from .base import figure_image_ids, library_images, public_paths
-from .code import CodeBlock, MathBlock
+from .code import CodeBlock, DiagramBlock, MathBlock
 from .media import EmbedBlock, HtmlFigureBlock, ImageBlock
 from .prose import (
     CalloutBlock,
@@ -32,6 +32,7 @@ class PostBodyBlock(blocks.StreamBlock):
     markdown = MarkdownBlock(label="Markdown")
     code = CodeBlock(label="代码")
     math = MathBlock(label="公式")
+    diagram = DiagramBlock(label="图表")
     image = ImageBlock(label="图片")
     table = TableBlock(label="表格")
     callout = CalloutBlock(label="提示框")

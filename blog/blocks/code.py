@@ -7,6 +7,7 @@ from wagtail import blocks
 from rendering import (
     check_math,
     code_frame,
+    diagram_frame,
     has_tag,
     language_choices,
     parse_line_spec,
@@ -178,4 +179,37 @@ class MathBlock(blocks.StructBlock):
         return context
 
 
-DECONSTRUCT_ALIASES = public_paths(CodeBlock, MathBlock)
+class DiagramBlock(blocks.StructBlock):
+    """A Mermaid diagram, drawn in the reader's browser from its source."""
+
+    source = CodeTextBlock(
+        label="Mermaid 源码",
+        rows=8,
+        help_text="Mermaid 语法，例如 flowchart LR 或 sequenceDiagram；"
+        "下方预览随输入更新。没有 JavaScript 的读者和订阅看到源码。",
+    )
+
+    class Meta:
+        icon = "site"
+        template = "blocks/diagram_block.html"
+        group = GROUP_CODE
+        description = "Mermaid 图表（流程图、时序图…），在读者的浏览器中绘制"
+        preview_value = {
+            "source": (
+                "flowchart LR\n"
+                "    G[全局内存] -->|cp.async| S[共享内存]\n"
+                "    S -->|ldmatrix| R[寄存器]\n"
+                "    R --> T[Tensor Core]"
+            ),
+        }
+        form_classname = "diagram-block"
+        text = {"source": Text.CODE}
+
+    def get_context(self, value, parent_context=None):
+        context = super().get_context(value, parent_context=parent_context)
+        # The source, escaped, in a <pre><code> the reader's script draws.
+        context["html"] = mark_safe(diagram_frame(value["source"]))  # noqa: S308
+        return context
+
+
+DECONSTRUCT_ALIASES = public_paths(CodeBlock, MathBlock, DiagramBlock)

@@ -23,7 +23,7 @@ from blog.blocks import (
 from blog.text import body_pieces, snippet_passages
 from config.security import allow_figure_scripts, figure_policy, figure_script_sources
 from pagecache.cache import kept, kept_many, page_tokens, pages_tokens, site_paths
-from rendering import budget, render_inline_text
+from rendering import DIAGRAM_CLASS, budget, render_inline_text
 from rendering.cache import batch, make_key
 from rendering.feed import absolutize_urls, as_character_data
 from rendering.math import prefetch_math
@@ -120,7 +120,7 @@ class RenderedBody:
         purges the page (a linked page moved, an image replaced) renders it
         again. Returns a dict: ``html`` (UTF-8 bytes), ``toc`` and its list as
         HTML (``toc_html``), ``minutes``, and whether there is ``math`` and
-        ``code`` in it.
+        ``code`` in it, and ``diagrams`` to draw.
         """
 
         figures_at = self.figures_at(request)
@@ -144,6 +144,8 @@ class RenderedBody:
                 "code": 'class="highlight' in html,
                 # Interactive figures, which static/js/figures.js sizes.
                 "figures": 'class="block-html-figure' in html,
+                # Mermaid diagrams, which static/js/diagrams.js draws.
+                "diagrams": f'class="{DIAGRAM_CLASS}"' in html,
                 # A preview's inline figures (srcdoc), whose scripts it allows.
                 "scripts": [] if figures_at else figure_script_sources(html),
                 # Past the request's render budget, parts show their source

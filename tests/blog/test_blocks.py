@@ -16,6 +16,7 @@ from blog.blocks import (
     CALLOUT_KINDS,
     CalloutBlock,
     CodeBlock,
+    DiagramBlock,
     EmbedBlock,
     HeadingBlock,
     HtmlFigureBlock,
@@ -493,3 +494,29 @@ def test_image_block_needs_an_image_or_a_web_url(url, field):
             block.to_python({"image": None, "url": url, "alt": "", "caption": ""})
         )
     assert set(raised.value.block_errors) == {field}
+
+
+# Diagram
+
+
+def test_diagram_block_renders_its_escaped_source_for_the_script_to_draw():
+    block = DiagramBlock()
+    value = block.to_python({"source": "flowchart LR\n    A[a < b] --> B"})
+    assertHTMLEqual(
+        block.render(value),
+        '<figure class="block-diagram" data-diagram="mermaid">'
+        '<pre class="diagram-source"><code class="language-mermaid">'
+        "flowchart LR\n    A[a &lt; b] --&gt; B</code></pre></figure>",
+    )
+
+
+def test_a_mermaid_fence_in_markdown_renders_as_a_diagram_block_does():
+    source = "sequenceDiagram\n    H->>D: cudaMemcpy"
+    diagram = DiagramBlock()
+    markdown = MarkdownBlock()
+    assertHTMLEqual(
+        markdown.render(f"Before.\n\n```mermaid\n{source}\n```\n"),
+        '<div class="block-markdown"><p>Before.</p>'
+        + diagram.render(diagram.to_python({"source": source}))
+        + "</div>",
+    )

@@ -406,3 +406,19 @@ def test_absolutize_urls_resolves_links_images_and_srcsets():
         '<a href="https://e.org/">e</a><img src="http://h/media/a.png" '
         'srcset="http://h/media/a.png 480w, http://h/media/b.png 800w">'
     )
+
+
+def test_feed_content_shows_a_diagram_as_its_source_in_code(client, home):
+    post = PostPageFactory(parent=home, slug="diagram", title="图表")
+    post.body = [
+        ("diagram", {"source": "flowchart LR\n    A[主机] --> B[设备 <GPU>]"}),
+        ("markdown", "```mermaid\nsequenceDiagram\n    H->>D: copy\n```"),
+    ]
+    post.save()
+    html = content(parse(client.get("/feed/")), "图表")
+    assert "<pre" in html and "<script" not in html
+    codes = re.findall(r"<pre[^>]*><code[^>]*>(.*?)</code></pre>", html, re.S)
+    assert codes == [
+        "flowchart LR\n    A[主机] --&gt; B[设备 &lt;GPU&gt;]",
+        "sequenceDiagram\n    H-&gt;&gt;D: copy",
+    ]

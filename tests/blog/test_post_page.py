@@ -485,3 +485,32 @@ def test_a_long_math_heavy_body_is_kept_unless_past_the_bound(home, settings, bo
     assert 1_000_000 < size < 2_000_000
     kept = cache.hit_count("katex") == hits
     assert kept is (bound is None)
+
+
+def scripts_of(html):
+    return re.findall(r'<script src="([^"]+)"', html)
+
+
+def test_only_a_page_with_a_diagram_loads_mermaid_from_our_static_files(client, home):
+    plain = PostPageFactory(parent=home, slug="plain")
+    plain.body = [("code", {"language": "text", "code": "flowchart LR"})]
+    plain.save()
+    drawn = PostPageFactory(parent=home, slug="drawn")
+    drawn.body = [("diagram", {"source": "flowchart LR\n    A --> B"})]
+    drawn.save()
+    fenced = SeriesPageFactory(parent=home, slug="fenced")
+    fenced.intro = [("markdown", '```mermaid\npie\n    "a" : 1\n```')]
+    fenced.save()
+
+    assert not [src for src in scripts_of(get(client, plain)) if "mermaid" in src]
+    for page in (drawn, fenced):
+        html = get(client, page)
+        scripts = scripts_of(html)
+        # Mermaid first, then our script that draws with it; both deferred.
+        mermaid = [src for src in scripts if src.endswith("mermaid/mermaid.min.js")]
+        ours = [src for src in scripts if src.endswith("js/diagrams.js")]
+        assert mermaid and ours, scripts
+        assert scripts.index(mermaid[0]) < scripts.index(ours[0])
+        assert mermaid[0].startswith("/static/"), "served by us, not a CDN"
+        assert 'class="block-diagram"' in html
+    assert finders.find("mermaid/mermaid.min.js"), "run `npm run build`"

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from rendering import parse_line_spec
+from rendering import DIAGRAM_LANGUAGE, parse_line_spec
 
 from .richtext import (
     Resolver,
@@ -94,10 +94,8 @@ def code_info(value: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-@writes("code")
-def code_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
-    code = value.get("code") or ""
-    info = code_info(value)
+def fenced(code: str, info: str) -> str:
+    """Return ``code`` in a fence with the info string ``info``."""
     # A fence longer than any run inside; "~" when the info string holds a backtick.
     char = "~" if "`" in info else "`"
     longest = max(
@@ -106,6 +104,16 @@ def code_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     fence = char * max(3, longest + 1)
     # The code's own final newline stays: the block ends with one more.
     return f"{fence}{info}\n{code}\n{fence}"
+
+
+@writes("code")
+def code_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
+    return fenced(value.get("code") or "", code_info(value))
+
+
+@writes("diagram")
+def diagram_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
+    return fenced(value.get("source") or "", DIAGRAM_LANGUAGE)
 
 
 @writes("math")

@@ -25,6 +25,7 @@ from typing import Any
 from markdown_it.token import Token
 
 from rendering import (
+    DIAGRAM_LANGUAGE,
     HEADING_MAX_LENGTH,
     LANGUAGE_ALIASES,
     is_bound_error,
@@ -621,6 +622,9 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         if written.lower() == "math":
             self._math(token.content, label, line)
             return
+        if written.lower() == DIAGRAM_LANGUAGE:
+            self._diagram(token.content, line)
+            return
         language = normalise_language(written)
         key = written.strip().lower().lstrip(".")
         if language not in LANGUAGE_NAMES or (language == "text" and key):
@@ -674,6 +678,13 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             },
             line,
         )
+
+    def _diagram(self, source: str, line: int) -> None:
+        source = source.removesuffix("\n")
+        if not source.strip():
+            self._warn("empty mermaid diagram dropped", line)
+            return
+        self._emit("diagram", {"source": source}, line)
 
     def _math(self, tex: str, label: str, line: int) -> None:
         tex = tex.strip()

@@ -227,3 +227,8 @@ def test_an_html_figure_points_its_library_images_at_their_files():
         "<img src=\"images/a&amp;b.png\"><img src='image:9'>\n<!-- /block -->"
     )
     assert resolver.warnings == ["HTML figure image of missing image 9 kept"]
+
+
+def test_diagram_block_is_a_mermaid_fence():
+    value = {"source": "flowchart LR\n    A --> B"}
+    assert block("diagram", value) == "```mermaid\nflowchart LR\n    A --> B\n```"

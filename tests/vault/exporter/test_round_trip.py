@@ -131,7 +131,7 @@ def test_importing_the_export_into_an_empty_site_gives_the_same_pages(site, tmp_
     before, redirects_before = snapshot(site), aliases(site)
     assert {kind for _, fields in before for kind, _ in fields.get("body", [])} == {
         "heading", "paragraph", "markdown", "code", "math", "image", "table",
-        "callout", "quote", "embed", "html_figure",
+        "callout", "quote", "embed", "html_figure", "diagram",
     }  # fmt: skip
     out = tmp_path / "export"
     export_site(out)
@@ -241,3 +241,27 @@ def test_a_numbered_formula_keeps_its_automatic_number_through_export(home, tmp_
     call_command("import_markdown", str(out), stdout=Buffer(), stderr=Buffer())
     again = PostPage.objects.get(slug="numbered")
     assert [block.value["numbered"] for block in again.body] == [True, False]
+
+
+@pytest.mark.django_db
+def test_a_diagram_comes_back_as_a_diagram_through_a_mermaid_fence(home, tmp_path):
+    # Backticks and HTML-looking text inside, and indentation, kept byte for byte.
+    source = (
+        "flowchart TD\n"
+        '    A["`**粗体** label`"] --> B{a < b & c}\n'
+        "    %% a Mermaid comment\n"
+        "    B -->|是| C[```]"
+    )
+    post = PostPageFactory(parent=home, slug="diagram", title="图表")
+    post.body = [("diagram", {"source": source})]
+    post.save_revision().publish()
+    out = tmp_path / "out"
+    call_command("export_markdown", str(out), stdout=Buffer(), stderr=Buffer())
+    text = next(out.rglob("diagram.md")).read_text("utf-8")
+    assert f"````mermaid\n{source}\n````" in text
+    post.delete()
+    call_command("import_markdown", str(out), stdout=Buffer(), stderr=Buffer())
+    again = PostPage.objects.get(slug="diagram")
+    assert [(block.block_type, block.value["source"]) for block in again.body] == [
+        ("diagram", source)
+    ]

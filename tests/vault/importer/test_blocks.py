@@ -436,6 +436,31 @@ def test_block_regions_embeds_are_kept_verbatim():
     ]
 
 
+def test_mermaid_fences_become_diagram_blocks_and_an_empty_one_is_reported():
+    body = parse(
+        """
+        ```mermaid
+        flowchart LR
+            A[主机] --> B[设备]
+        ```
+
+        ```Mermaid
+        pie
+        ```
+
+        ```mermaid
+        ```
+        """
+    )
+    assert [(b.type, b.value) for b in body.blocks] == [
+        ("diagram", {"source": "flowchart LR\n    A[主机] --> B[设备]"}),
+        ("diagram", {"source": "pie"}),
+    ]
+    assert [(w.line, w.message) for w in body.warnings] == [
+        (10, "empty mermaid diagram dropped")
+    ]
+
+
 def test_a_region_comment_inside_a_fence_or_a_list_is_not_a_region():
     body = parse(
         """

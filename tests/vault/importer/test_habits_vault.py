@@ -168,6 +168,31 @@ def test_obsidian_comments_are_never_shown_and_the_export_keeps_them(
     assert "最后一段 %%跨段的注释从这里开始\n\n中间一段也看不见" in exported
 
 
+SEQUENCE = """sequenceDiagram
+    participant H as Host
+    participant D as Device
+    H->>D: cudaMemcpy(d_a, h_a)
+    H->>D: add<<<blocks, threads>>>(d_a, d_b, d_c)
+    D-->>H: cudaMemcpy(h_c, d_c)"""
+
+
+def test_a_mermaid_fence_is_a_diagram(habits, run_import, client):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(slug="vector-add-optimization-example")
+    diagrams = [b.value["source"] for b in post.body if b.block_type == "diagram"]
+    assert diagrams == [SEQUENCE]
+    html = client.get(post.url).content.decode()
+    soup = BeautifulSoup(html, "html.parser")
+    # The source as code, which the page's scripts draw.
+    assert [f.pre.code.get_text() for f in soup.select("figure.block-diagram")] == [
+        SEQUENCE
+    ]
+    scripts = [script["src"] for script in soup.find_all("script", src=True)]
+    assert any(src.endswith("mermaid/mermaid.min.js") for src in scripts)
+    assert any(src.endswith("js/diagrams.js") for src in scripts)
+
+
 def test_images_are_where_the_author_put_them(habits, run_import, client):
     run = run_import(habits)
     assert run.error is None, run.out
@@ -413,12 +438,15 @@ def test_export_then_import_into_an_empty_site_gives_the_same_pages(
         seen = {"/": " ".join(card.get_text(" ").split())}
         for page in pages():
             response = client.get(page.url)
-            text, article = reader_text(response.content.decode())
+            html = response.content.decode()
+            diagrams = BeautifulSoup(html, "html.parser").select(".block-diagram")
+            text, article = reader_text(html)
             seen[page.url] = (
                 page.title,
                 " ".join(text.split()),
                 len(article.find_all("img")),
                 len(article.select(".katex")),
+                [diagram.get_text() for diagram in diagrams],
             )
         return seen
 
