@@ -39,7 +39,12 @@ def picture_widths(original: int, widths: tuple[int, ...] = WIDTHS) -> list[int]
 
 
 def picture_specs(image) -> list[str]:
-    """Return the rendition specs a page shows ``image`` with."""
+    """Return the rendition specs a page shows ``image`` with.
+
+    None for an SVG: it is shown as it is, at any width, and never rasterised.
+    """
+    if image.is_svg():
+        return []
     return [
         f"format-{fmt}|width-{width}"
         for fmt, _ in FORMATS
@@ -82,6 +87,8 @@ def responsive_picture(image, **attrs):
     if not image:
         return ""
     specs = picture_specs(image)
+    if not specs:  # an SVG: an <img>, where its scripts never run
+        return _original(image, attrs)
     if not budget.limited():
         return _picture(image, get_renditions_or_not_found(image, specs), attrs)
     filters = [Filter(spec) for spec in specs]

@@ -44,7 +44,8 @@ class LocalImage:
     """An image a post shows: a file of the vault, or a remote one to download.
 
     ``src`` is the reference as written, which a Markdown block keeps when the
-    image could not be imported.
+    image could not be imported. A drawing written in the body (an inline
+    ``<svg>``) has no file: its ``data``, stored as a file called ``name``.
     """
 
     path: Path | None
@@ -53,6 +54,8 @@ class LocalImage:
     line: int
     url: str = ""  # a remote image: downloaded with --fetch-images
     src: str = ""
+    data: bytes = b""
+    name: str = ""
 
 
 @dataclass

@@ -227,6 +227,9 @@ class SaveMixin:
     def _image_pks(self, source: Source) -> list[int | None]:
         pks: list[int | None] = []
         for image in source.body.images:
+            if image.data:  # a drawing written in the body, checked by the parse
+                pks.append(self.images.add(image.data, image.name, image.alt))
+                continue
             if image.path is None:
                 pks.append(self._remote_image_pk(source, image))
                 continue

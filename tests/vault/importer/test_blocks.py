@@ -345,13 +345,15 @@ def test_raw_html_becomes_html_figures(tmp_path):
     )
     assert [b.value for b in body.blocks] == [
         {"html": "<p>plot</p>", "height": 300, "caption": "交互图"},
-        {
-            "html": '<svg viewBox="0 0 10 10">\n  <rect/>\n\n</svg>',
-            "height": 420,
-            "caption": "",
-        },
+        {"image": ImageSlot(0), "alt": "", "caption": ""},
         {"html": '<div class="x">\n<b>raw</b>\n</div>', "height": 420, "caption": ""},
     ]
+    # The drawing is a file of its own: namespaced, so a browser draws it.
+    assert body.images[0].data == (
+        b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
+        b"  <rect/>\n\n</svg>"
+    )
+    assert body.images[0].name.endswith(".svg")
     assert [w.message for w in body.warnings] == [
         "missing figure file: figs/missing.html"
     ]
