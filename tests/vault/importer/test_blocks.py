@@ -740,3 +740,39 @@ def test_a_run_of_footnote_openers_is_text_found_in_linear_time():
     assert [w.message for w in body.warnings] == [
         "footnote [^x] has no definition; kept as text"
     ]
+
+
+def test_images_in_headings_are_image_blocks_after_them(tmp_path):
+    (tmp_path / "img").mkdir()
+    for name in ("me.png", "pku.png", "thu.png"):
+        Image.new("RGB", (4, 4)).save(tmp_path / "img" / name)
+    body = parse_body(
+        textwrap.dedent(
+            """\
+            # 刘芷溢 ![](img/me.png){ align=right style="width:120px" }
+
+            ## 学校 ![[pku.png|80]] <img src="img/thu.png" alt="清华">
+
+            ### ![](img/gone.png)
+            """
+        ),
+        title=None,
+        base_dir=tmp_path,
+        finder=AssetFinder(tmp_path),
+    )
+    assert body.h1 == "刘芷溢"
+    assert [(b.type, b.line) for b in body.blocks] == [
+        ("image", 1),
+        ("heading", 3),
+        ("image", 3),
+        ("image", 3),
+    ]
+    assert body.blocks[1].value == {"text": "学校", "level": "h2"}
+    assert [(i.path.name, i.alt) for i in body.images] == [
+        ("me.png", ""),
+        ("pku.png", ""),
+        ("thu.png", "清华"),
+    ]
+    assert [(w.line, w.message) for w in body.warnings] == [
+        (5, "missing image: img/gone.png")
+    ]

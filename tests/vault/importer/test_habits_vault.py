@@ -21,7 +21,7 @@ from wagtail.models import Page
 
 from blog.models import PostPage, SeriesPage
 from tests.vault.importer.conftest import FIXTURES, draw, excalidraw
-from tests.vault.importer.test_import import outcomes, totals
+from tests.vault.importer.test_import import line_of, outcomes, totals
 
 pytestmark = pytest.mark.django_db
 
@@ -51,6 +51,7 @@ def habits(tmp_path):
     draw(root / "cuda" / "img" / "warp.png", (30, 30), (60, 200, 60))
     draw(root / "cuda" / "img" / "check errors.png", (20, 40), (60, 60, 200))
     excalidraw(root / "cuda" / "img" / "excalidraw-overview.svg")
+    draw(root / "cuda" / "img" / "avatar.png", (120, 150), (230, 190, 150))
     return root
 
 
@@ -332,3 +333,21 @@ def test_exported_svgs_are_files_again(habits, run_import, tmp_path):
         exported = written.parent / src
         assert exported.read_bytes().lstrip().startswith((b"<svg", b"<?xml")), src
     assert "<svg" not in text and "block:html_figure" not in text
+
+
+def test_an_image_in_a_heading_follows_it(habits, run_import, client):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(title="画图的习惯")
+    _, article = reader_text(client.get(post.url).content.decode())
+
+    heading = next(h for h in article.find_all("h2") if "作者" in h.get_text())
+    assert heading.get_text(" ", strip=True).startswith("作者")
+    assert "作者照片" not in heading.get_text()  # the alt text is the image's
+    photo = heading.find_next("img")
+    assert photo["alt"] == "作者照片"
+    assert photo.find_previous(["h2", "h3"]) is heading
+    assert "写这些图的人" in photo.find_next("p").get_text()
+    # The school's logo is not in the vault: named, with its line.
+    line = line_of(habits / "cuda" / "画图.md", "school-logo.png")
+    assert f"cuda/画图.md:{line}: missing image: img/school-logo.png" in run.out
