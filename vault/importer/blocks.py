@@ -157,7 +157,9 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         self.finder = finder
         self.result = ParsedBody()
         self.collector = Collector(
-            links=self.result.links, warnings=self.result.warnings
+            links=self.result.links,
+            warnings=self.result.warnings,
+            attachments=self.result.attachments,
         )
         self.inline = InlineConverter(self.collector, breaks=breaks)
         self.source_lines = text.split("\n")
@@ -199,6 +201,12 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             i = self._node(nodes, i)
         self._heading_notes()
         self._flush()
+        for attachment in self.result.attachments:
+            attachment.path = self._local_file(
+                attachment.src, attachment.line, "missing attachment"
+            )
+            if attachment.path is not None:
+                self.result.assets.add(attachment.path)
         # markdown-it drops definitions nothing refers to; say so.
         refs = self.env.get("footnotes", {}).get("refs", {})
         for key, used in refs.items():

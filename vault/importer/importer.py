@@ -31,6 +31,7 @@ from rendering.mkdocs import strip_attr_lists
 from .assets import AssetFinder, local_part
 from .blocks import parse_body
 from .dialect import Choice, line_breaks
+from .documents import DocumentStore
 from .errors import FileFailed, internal_error
 from .fetch import RemoteImages
 from .fill import body_raw
@@ -94,6 +95,7 @@ class Importer(SaveMixin, PlacesMixin):
         )
         self.finder = AssetFinder(self.root_dir)
         self.images = ImageStore(dry_run=dry_run)
+        self.documents = DocumentStore(dry_run=dry_run)
         # Remote images are downloaded into the library only when asked.
         self.remote = RemoteImages() if fetch_images else None
         self.body_block = PostPage._meta.get_field("body").stream_block

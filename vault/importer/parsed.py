@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .inline import LinkRef
+from .inline import AttachmentRef, LinkRef
 from .report import Issue
 
 
@@ -76,6 +76,7 @@ class ParsedBody:
     blocks: list[Block] = field(default_factory=list)
     formulas: list[Formula] = field(default_factory=list)
     links: list[LinkRef] = field(default_factory=list)
+    attachments: list[AttachmentRef] = field(default_factory=list)
     images: list[LocalImage] = field(default_factory=list)
     assets: set[Path] = field(default_factory=set)
     warnings: list[Issue] = field(default_factory=list)

@@ -62,6 +62,17 @@ def excalidraw(path: Path, font_bytes: int = 60_000) -> None:
     )
 
 
+def pdf(path: Path, text: str = "slides") -> None:
+    """Write a one-page PDF (its header is what a reader's browser checks)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(
+        b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
+        b"2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\n"
+        + f"% {text}\n".encode()
+        + b"trailer << /Root 1 0 R >>\n%%EOF\n"
+    )
+
+
 @pytest.fixture
 def vault(tmp_path):
     """The main fixture vault: nested series, every block type, images."""

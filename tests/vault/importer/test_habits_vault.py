@@ -16,11 +16,12 @@ import pytest
 from bs4 import BeautifulSoup
 from django.core.management import call_command
 from django.urls import reverse
+from wagtail.documents import get_document_model
 from wagtail.images import get_image_model
 from wagtail.models import Page
 
 from blog.models import PostPage, SeriesPage
-from tests.vault.importer.conftest import FIXTURES, draw, excalidraw
+from tests.vault.importer.conftest import FIXTURES, draw, excalidraw, pdf
 from tests.vault.importer.test_import import line_of, outcomes, totals
 
 pytestmark = pytest.mark.django_db
@@ -51,6 +52,7 @@ def habits(tmp_path):
     draw(root / "cuda" / "img" / "warp.png", (30, 30), (60, 200, 60))
     draw(root / "cuda" / "img" / "check errors.png", (20, 40), (60, 60, 200))
     excalidraw(root / "cuda" / "img" / "excalidraw-overview.svg")
+    pdf(root / "cuda" / "files" / "talk.pdf")
     draw(root / "cuda" / "img" / "avatar.png", (120, 150), (230, 190, 150))
     return root
 
@@ -220,6 +222,8 @@ def test_export_then_import_into_an_empty_site_gives_the_same_pages(
     again = run_import(tmp_path / "out")
     assert again.error is None, again.out
     assert snapshot() == before
+    # The exported attachment is the same file: the same document, not a copy.
+    assert get_document_model().objects.count() == 1
 
 
 @pytest.fixture
@@ -351,3 +355,39 @@ def test_an_image_in_a_heading_follows_it(habits, run_import, client):
     # The school's logo is not in the vault: named, with its line.
     line = line_of(habits / "cuda" / "画图.md", "school-logo.png")
     assert f"cuda/画图.md:{line}: missing image: img/school-logo.png" in run.out
+
+
+def test_a_linked_file_is_a_document_served_as_a_download(
+    habits, run_import, client, media_on_disk
+):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(title="画图的习惯")
+    _, article = reader_text(client.get(post.url).content.decode())
+
+    link = article.find("a", string="幻灯片")
+    document = get_document_model().objects.get()
+    assert link["href"] == document.url
+    response = client.get(link["href"])
+    assert response.status_code == 200
+    assert response["Content-Disposition"].startswith("attachment")
+    assert b"".join(response.streaming_content).startswith(b"%PDF-")
+    # The one that is gone keeps its link as written, and is named.
+    assert article.find("a", string="简历")["href"] == "files/cv-2019.pdf"
+    line = line_of(habits / "cuda" / "画图.md", "cv-2019.pdf")
+    assert f"cuda/画图.md:{line}: missing attachment: files/cv-2019.pdf" in run.out
+
+
+def test_exported_attachments_are_files_linked_relatively(habits, run_import, tmp_path):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    out = tmp_path / "out"
+    call_command("export_markdown", str(out))
+
+    written = next(
+        path for path in out.rglob("*.md") if "画图的习惯" in path.read_text("utf-8")
+    )
+    text = written.read_text("utf-8")
+    href = re.search(r"\[幻灯片\]\(([^)]+)\)", text).group(1)
+    assert href.startswith("attachments/") and href.endswith(".pdf"), text
+    assert (written.parent / href).read_bytes().startswith(b"%PDF-")

@@ -9,6 +9,7 @@ from urllib.parse import unquote
 import pytest
 from taggit.models import Tag
 from wagtail.contrib.redirects.models import Redirect
+from wagtail.documents import get_document_model
 from wagtail.images import get_image_model
 from wagtail.models import Page, Revision
 
@@ -51,6 +52,7 @@ def totals() -> dict[str, int]:
         "pages": Page.objects.count(),
         "revisions": Revision.objects.count(),
         "images": get_image_model().objects.count(),
+        "documents": get_document_model().objects.count(),
         "redirects": Redirect.objects.count(),
         "tags": Tag.objects.count(),
         "tagged": PostTag.objects.count(),
