@@ -4,8 +4,12 @@ Its own module: Wagtail's image forms need the app registry ready, and
 blog/forms.py is imported with the page models.
 """
 
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
 from wagtail.images.forms import BaseImageForm
 from wagtail.utils.file import hash_filelike
+
+from blog.svg import svg_size
 
 
 class ReusingImageForm(BaseImageForm):
@@ -20,6 +24,23 @@ class ReusingImageForm(BaseImageForm):
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, user=user, **kwargs)
         self.user = user
+
+    def clean_file(self):
+        # Wagtail takes any XML named .svg for a drawing (an HTML page too).
+        file = self.cleaned_data.get("file")
+        if isinstance(file, UploadedFile) and file.name.lower().endswith(".svg"):
+            file.seek(0)
+            try:
+                svg_size(file.read(), file.name)
+            except ValueError as error:
+                raise ValidationError(
+                    "「%(name)s」不是 SVG 图（根元素须为 <svg>）。",
+                    code="not_svg",
+                    params={"name": file.name},
+                ) from error
+            finally:
+                file.seek(0)
+        return file
 
     def existing_copy(self):
         upload = self.cleaned_data.get("file")

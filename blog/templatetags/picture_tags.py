@@ -28,6 +28,8 @@ from rendering import budget
 register = template.Library()
 
 WIDTHS = (480, 800, 1200, 1600)
+# The width of the body's column (48rem), which the templates' `sizes` name.
+COLUMN = 768
 # The order of the <source> elements: the browser takes the first it reads.
 FORMATS = (("avif", "image/avif"), ("webp", "image/webp"))
 
@@ -39,7 +41,12 @@ def picture_widths(original: int, widths: tuple[int, ...] = WIDTHS) -> list[int]
 
 
 def picture_specs(image) -> list[str]:
-    """Return the rendition specs a page shows ``image`` with."""
+    """Return the rendition specs a page shows ``image`` with.
+
+    None for an SVG: it is shown as it is, at any width, and never rasterised.
+    """
+    if image.is_svg():
+        return []
     return [
         f"format-{fmt}|width-{width}"
         for fmt, _ in FORMATS
@@ -56,6 +63,11 @@ def _original(image, attrs) -> str:
 def _picture(image, renditions: dict, attrs) -> str:
     """AVIF and WebP sources at every width; the original as the `<img>`."""
     widths = picture_widths(image.width or WIDTHS[0])
+    sizes = attrs.get("sizes")
+    if image.width and image.width < COLUMN:
+        # Drawn at its own width: with the column's, a browser would stretch
+        # the one source offered (a 120 px photo beside a heading) to fill it.
+        sizes = f"min({image.width}px, 100vw)"
 
     def srcset(fmt: str) -> str:
         chosen = (renditions[f"format-{fmt}|width-{w}"] for w in widths)
@@ -65,11 +77,7 @@ def _picture(image, renditions: dict, attrs) -> str:
         "",
         "<source{}>",
         (
-            (
-                flatatt(
-                    {"srcset": srcset(fmt), "sizes": attrs.get("sizes"), "type": mime}
-                ),
-            )
+            (flatatt({"srcset": srcset(fmt), "sizes": sizes, "type": mime}),)
             for fmt, mime in FORMATS
         ),
     )
@@ -82,6 +90,8 @@ def responsive_picture(image, **attrs):
     if not image:
         return ""
     specs = picture_specs(image)
+    if not specs:  # an SVG: an <img>, where its scripts never run
+        return _original(image, attrs)
     if not budget.limited():
         return _picture(image, get_renditions_or_not_found(image, specs), attrs)
     filters = [Filter(spec) for spec in specs]

@@ -480,9 +480,11 @@ WAGTAILSEARCH_BACKENDS = {
     }
 }
 WAGTAILIMAGES_FORMAT_CONVERSIONS = {"bmp": "png", "gif": "gif"}
-# Uploads: raster images only, checked by content as well as by name. SVG can
-# carry scripts and Wagtail does not sanitise it, so it is not accepted.
-WAGTAILIMAGES_EXTENSIONS = ["avif", "gif", "jpg", "jpeg", "png", "webp"]
+# Uploads: checked by content as well as by name. An SVG may carry scripts and
+# Wagtail does not sanitise it: pages show it only as <img> (where no script
+# runs), never rasterised (blog/templatetags/picture_tags.py), and /media/
+# sends it as an attachment under a policy that runs nothing (config/media.py).
+WAGTAILIMAGES_EXTENSIONS = ["avif", "gif", "jpg", "jpeg", "png", "svg", "webp"]
 WAGTAILIMAGES_MAX_UPLOAD_SIZE = int(
     os.environ.get("MAX_IMAGE_UPLOAD_BYTES", str(10 * 1024 * 1024))
 )

@@ -9,6 +9,7 @@ from html import escape
 
 import pytest
 import wagtail_factories
+from django.core.files.base import ContentFile
 from pytest_django.asserts import assertHTMLEqual
 from wagtail.blocks import StructBlockValidationError
 
@@ -520,3 +521,38 @@ def test_a_mermaid_fence_in_markdown_renders_as_a_diagram_block_does():
         + diagram.render(diagram.to_python({"source": source}))
         + "</div>",
     )
+
+
+@pytest.mark.django_db
+def test_a_small_image_is_not_stretched_past_its_own_width():
+    image = wagtail_factories.ImageFactory(file__width=120, file__height=150)
+    block = ImageBlock()
+
+    html = block.render(block.to_python({"image": image.pk, "alt": "", "caption": ""}))
+
+    # With `sizes` the column's width, a 120w source would be drawn 48rem wide.
+    for source in soup(html).find_all("source"):
+        assert source["sizes"] == "min(120px, 100vw)"
+
+
+@pytest.mark.django_db
+def test_an_svg_image_is_the_file_itself_in_an_img():
+    image = wagtail_factories.ImageFactory(
+        file=ContentFile(
+            b'<svg xmlns="http://www.w3.org/2000/svg" width="80" height="40"/>',
+            name="drawing.svg",
+        ),
+        width=80,
+        height=40,
+    )
+    block = ImageBlock()
+
+    html = block.render(
+        block.to_python({"image": image.pk, "alt": "图", "caption": ""})
+    )
+
+    figure = soup(html).select_one("figure.block-image")
+    assert figure.picture is None and figure.source is None
+    assert figure.img["src"] == image.file.url and image.file.url.endswith(".svg")
+    assert (figure.img["width"], figure.img["height"]) == ("80", "40")
+    assert not image.renditions.exists()

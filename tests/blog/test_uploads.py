@@ -1,5 +1,5 @@
-"""Uploads: raster images only, within a size limit; no SVG; PDF documents only,
-checked by content and served as attachments."""
+"""Uploads: raster images and SVG drawings, within a size limit; PDF documents
+only, checked by content and served as attachments."""
 
 import io
 import json
@@ -39,17 +39,27 @@ def test_a_png_is_accepted(admin_client):
 
 
 @pytest.mark.django_db
+def test_an_svg_is_accepted_and_never_rasterised(admin_client):
+    response = upload_image(admin_client, "figure.svg", SVG, "image/svg+xml")
+    assert response.status_code == 302
+    image = Image.objects.get()
+    assert image.is_svg()
+    # Its admin thumbnail is an SVG too: no raster copy of a drawing is made.
+    listing = admin_client.get(reverse("wagtailimages:index")).content.decode()
+    assert image.renditions.get().file.name.endswith(".svg")
+    assert image.renditions.get().url in listing
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("name", "content", "content_type"),
     [
-        ("figure.svg", SVG, "image/svg+xml"),
         ("page.html", b"<script>alert(1)</script>", "text/html"),
         ("fake.png", SVG, "image/png"),  # an SVG under a PNG's name
+        ("fake.svg", b"<html><script>alert(1)</script></html>", "image/svg+xml"),
     ],
 )
-def test_what_is_not_a_raster_image_is_refused(
-    admin_client, name, content, content_type
-):
+def test_what_is_not_an_image_is_refused(admin_client, name, content, content_type):
     response = upload_image(admin_client, name, content, content_type)
     assert response.status_code == 200  # the form again, with its error
     assert "file" in response.context["form"].errors

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import shutil
 import tempfile
 from collections import defaultdict
@@ -31,6 +32,7 @@ from .richtext import rich_text_to_markdown
 # Folder names the importer never reads as series (docs/markdown-format.md).
 RESERVED_FOLDERS = ("images", "image", "img", "assets", "attachments")
 IMAGES_FOLDER = "images"
+ATTACHMENTS_FOLDER = "attachments"
 NOT_EXPORTED = (TagIndexPage, ArchivePage)  # every site has its own
 
 
@@ -83,6 +85,8 @@ class _Exporter:
         self.image_names: dict[PurePosixPath, set[str]] = defaultdict(set)
         self.exported_images: dict[tuple[PurePosixPath, int], str | None] = {}
         self.images: dict[int, object] = {}
+        self.document_names: dict[PurePosixPath, set[str]] = defaultdict(set)
+        self.exported_documents: dict[tuple[PurePosixPath, int], str | None] = {}
 
     def warn(self, message: str) -> None:
         self.stats.warnings.append(message)
@@ -117,9 +121,33 @@ class _Exporter:
         page = Page.objects.filter(pk=page_id).first()
         return page.get_url() if page is not None else None
 
-    def document_href(self, document_id: int) -> str | None:
+    def document_href(self, document_id: int, directory: PurePosixPath) -> str | None:
+        """Copy the document's file beside the Markdown; return its relative path."""
+        key = (directory, document_id)
+        if key not in self.exported_documents:
+            self.exported_documents[key] = self._copy_document(document_id, directory)
+        return self.exported_documents[key]
+
+    def _copy_document(self, document_id: int, directory: PurePosixPath) -> str | None:
         doc = get_document_model().objects.filter(pk=document_id).first()
-        return doc.url if doc is not None else None
+        if doc is None:
+            return None
+        original = PurePosixPath(doc.file.name).name or f"document-{document_id}"
+        stem, dot, ext = original.rpartition(".")
+        if not dot:
+            stem, ext = original, ""
+        names = self.document_names[directory]
+        name = _claim(names, stem, f".{ext}" if ext else "")
+        relative = f"{ATTACHMENTS_FOLDER}/{name}"
+        target = self.root / directory / ATTACHMENTS_FOLDER / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with doc.file.open("rb") as source, target.open("wb") as out:
+                shutil.copyfileobj(source, out)
+        except OSError as error:
+            target.unlink(missing_ok=True)
+            self.warn(f"{directory / relative}: document file not copied ({error})")
+        return relative
 
     def image_src(self, image_id: int, directory: PurePosixPath) -> str | None:
         """Copy the image's original file beside the Markdown; return its path."""
@@ -140,6 +168,7 @@ class _Exporter:
         stem, dot, ext = original.rpartition(".")
         if not dot:
             stem, ext = original, ""
+        stem = _without_storage_suffix(stem, image.title)
         name = _claim(self.image_names[directory], stem, f".{ext}" if ext else "")
         relative = f"{IMAGES_FOLDER}/{name}"
         target = self.root / directory / IMAGES_FOLDER / name
@@ -259,13 +288,26 @@ class _FileResolver:
         return self.exporter.page_href(page_id, self.directory)
 
     def document_href(self, document_id: int) -> str | None:
-        return self.exporter.document_href(document_id)
+        return self.exporter.document_href(document_id, self.directory)
 
     def image_src(self, image_id: int) -> str | None:
         return self.exporter.image_src(image_id, self.directory)
 
     def warn(self, message: str) -> None:
         self.exporter.warn(f"{self.path}: {message}")
+
+
+def _without_storage_suffix(stem: str, title: str) -> str:
+    """Return a stored file's stem without the suffix storage added to keep it unique.
+
+    Django names a second ``a.svg`` ``a_Xy12AbC.svg``; the export writes the
+    name the image was imported as (its title), so an import reads it back the
+    same.
+    """
+    match = re.fullmatch(r"(.+)_[A-Za-z0-9]{7}", stem)
+    if match and match.group(1) == title:
+        return title
+    return stem
 
 
 def default_home() -> Page:

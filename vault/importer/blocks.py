@@ -39,14 +39,16 @@ from rendering.obsidian_comments import COMMENT
 from .assets import AssetFinder
 from .containers import EDGE_BREAKS, ContainerMixin
 from .inline import (
+    IMAGE_SIZE,
     IMAGE_SUFFIXES,
     Collector,
     DisplayMath,
+    ImageRef,
     InlineConverter,
     escape_text,
     html_attrs,
 )
-from .links import WIKILINK
+from .links import WIKILINK, parse_wikilink
 from .mathfix import FormulaFixer
 from .parsed import Block, Formula, ImageSlot, ParsedBody
 from .rawhtml import (
@@ -166,7 +168,9 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         self.finder = finder
         self.result = ParsedBody()
         self.collector = Collector(
-            links=self.result.links, warnings=self.result.warnings
+            links=self.result.links,
+            warnings=self.result.warnings,
+            attachments=self.result.attachments,
         )
         self.inline = InlineConverter(self.collector, breaks=breaks)
         self.source_lines = text.split("\n")
@@ -210,6 +214,12 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
             i = self._node(nodes, i)
         self._heading_notes()
         self._flush()
+        for attachment in self.result.attachments:
+            attachment.path = self._local_file(
+                attachment.src, attachment.line, "missing attachment"
+            )
+            if attachment.path is not None:
+                self.result.assets.add(attachment.path)
         # markdown-it drops definitions nothing refers to; say so.
         refs = self.env.get("footnotes", {}).get("refs", {})
         for key, used in refs.items():
@@ -514,9 +524,19 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
     # Prose -------------------------------------------------------------------
 
     def _heading(self, node: list[Token]) -> None:
-        level = int(node[0].tag[1])
-        text = self.inline.text(node[1].children or [], node[1].content)
         line = self._line(node[0])
+        children, images = _heading_images(node[1].children or [], line)
+        self._heading_text(node, children, line)
+        # A heading is plain text: its images (an author's photo beside the
+        # name, a logo) are image blocks right after it.
+        for image in images:
+            self._image(image)
+
+    def _heading_text(
+        self, node: list[Token], children: list[Token], line: int
+    ) -> None:
+        level = int(node[0].tag[1])
+        text = self.inline.text(children, node[1].content)
         for label in self._footnote_labels(node):
             self.heading_notes.setdefault(label, line)
         if level == 1 and not self.h1_seen:
@@ -745,6 +765,51 @@ def _shows_image(node: Sequence[Token]) -> bool:
         ):
             return True
     return False
+
+
+def _heading_images(
+    children: Sequence[Token], line: int
+) -> tuple[list[Token], list[ImageRef]]:
+    """Split a heading's inline tokens into its text and the images it shows.
+
+    ``![alt](src)``, ``<img src>`` and ``![[name.png]]`` are taken out (their
+    alt text too), so the heading keeps only its words.
+    """
+    kept: list[Token] = []
+    images: list[ImageRef] = []
+    for token in children:
+        if token.type == "image":
+            alt = re.sub(r"\\([][])", r"\1", token.content)
+            images.append(
+                ImageRef(
+                    token.attrGet("src") or "", alt, token.attrGet("title") or "", line
+                )
+            )
+            continue
+        if token.type == "html_inline" and IMG_TAG.fullmatch(token.content.strip()):
+            attrs = html_attrs(token.content)
+            if attrs.get("src"):
+                images.append(
+                    ImageRef(
+                        attrs["src"], attrs.get("alt", ""), attrs.get("title", ""), line
+                    )
+                )
+            continue
+        if token.type == "text" and "![[" in token.content:
+
+            def embed(match: re.Match) -> str:
+                wiki = parse_wikilink(match.group(2))
+                if not match.group(1) or not wiki.target.lower().endswith(
+                    IMAGE_SUFFIXES
+                ):
+                    return match.group(0)
+                alt = "" if IMAGE_SIZE.fullmatch(wiki.text) else wiki.text
+                images.append(ImageRef(wiki.target, alt, "", line))
+                return ""
+
+            token = token.copy(content=WIKILINK.sub(embed, token.content))
+        kept.append(token)
+    return kept, images
 
 
 def _fence_language(info: str) -> str:

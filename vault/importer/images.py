@@ -11,6 +11,8 @@ from PIL import Image as PILImage
 from PIL import UnidentifiedImageError
 from wagtail.images import get_image_model
 
+from blog.svg import svg_size
+
 
 class ImageStore:
     """Wagtail images by content, created on first use, never duplicated.
@@ -34,7 +36,9 @@ class ImageStore:
     def add(self, data: bytes, name: str, title: str) -> int:
         """Return the pk of the image of ``data`` (a file called ``name``).
 
-        Raise ValueError if Pillow cannot read it as an image.
+        Raise ValueError if Pillow cannot read it as an image, or a ``.svg``
+        is not a well-formed SVG drawing. An SVG is kept as it is: a page
+        shows it as ``<img>``, where none of its scripts run.
         """
         digest = hashlib.sha1(data, usedforsecurity=False).hexdigest()  # as Wagtail's
         if digest in self.by_hash:
@@ -48,12 +52,15 @@ class ImageStore:
         if existing is not None:
             self.by_hash[digest] = existing
             return existing
-        try:
-            with PILImage.open(io.BytesIO(data)) as picture:
-                width, height = picture.size
-                picture.verify()
-        except (UnidentifiedImageError, OSError, SyntaxError) as error:
-            raise ValueError(f"{name} is not an image Pillow can read") from error
+        if name.lower().endswith(".svg"):
+            width, height = svg_size(data, name)
+        else:
+            try:
+                with PILImage.open(io.BytesIO(data)) as picture:
+                    width, height = picture.size
+                    picture.verify()
+            except (UnidentifiedImageError, OSError, SyntaxError) as error:
+                raise ValueError(f"{name} is not an image Pillow can read") from error
         fields = {
             "title": (title or Path(name).stem)[:255],
             "width": width,

@@ -31,6 +31,7 @@ from rendering.mkdocs import strip_attr_lists
 from .assets import AssetFinder, local_part
 from .blocks import parse_body
 from .dialect import Choice, line_breaks, site_name
+from .documents import DocumentStore
 from .errors import FileFailed, internal_error
 from .fetch import RemoteImages
 from .fill import body_raw
@@ -50,7 +51,7 @@ from .tree import INDEX_NAMES, README_NAME, FolderNode, is_excluded, scan
 
 # Bump when the importer turns the same file into different pages, so that a
 # re-import updates pages made by an older version instead of skipping them.
-IMPORTER_VERSION = "7"
+IMPORTER_VERSION = "8"
 # An import changing more pages than this purges the whole page cache once.
 PURGE_ALL_ABOVE = 20
 
@@ -96,6 +97,7 @@ class Importer(SaveMixin, PlacesMixin, HomeMixin, ThemeMixin):
         )
         self.finder = AssetFinder(self.root_dir)
         self.images = ImageStore(dry_run=dry_run)
+        self.documents = DocumentStore(dry_run=dry_run)
         # Remote images are downloaded into the library only when asked.
         self.remote = RemoteImages() if fetch_images else None
         self.body_block = PostPage._meta.get_field("body").stream_block

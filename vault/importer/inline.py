@@ -14,10 +14,17 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 
 from markdown_it.token import Token
 
-from .links import WIKILINK, is_markdown_target, parse_wikilink
+from .links import (
+    WIKILINK,
+    is_external,
+    is_markdown_target,
+    parse_wikilink,
+    split_target,
+)
 from .report import Issue
 
 # Element names an inline HTML tag may map to, by the name authors write.
@@ -45,6 +52,8 @@ IMAGE_SIZE = re.compile(r"\d+(?:x\d+)?")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif", ".bmp")
 
 LINK_OPEN, LINK_CLOSE = "\ue000", "\ue001"
+# Stands for `Collector.attachments[index]` in rich text until its document is saved.
+ATTACHMENT_MARKER = re.compile("\ue005(\\d+)\ue006")
 LINK_MARKER = re.compile("\ue000(\\d+)\ue001")
 
 
@@ -84,11 +93,31 @@ class Collector:
 
     links: list[LinkRef] = field(default_factory=list)
     warnings: list[Issue] = field(default_factory=list)
+    attachments: list[AttachmentRef] = field(default_factory=list)
 
     def link(self, ref: LinkRef) -> str:
         """Store ``ref`` and return the marker that stands for it."""
         self.links.append(ref)
         return f"{LINK_OPEN}{len(self.links) - 1}{LINK_CLOSE}"
+
+    def attachment(self, ref: AttachmentRef) -> str:
+        """Store ``ref`` and return the marker that stands for its link."""
+        self.attachments.append(ref)
+        return f"\ue005{len(self.attachments) - 1}\ue006"
+
+
+@dataclass
+class AttachmentRef:
+    """A link to a file of the vault that is neither a page nor an image.
+
+    ``path`` is the file found (None: missing); the link becomes one to the
+    Wagtail document of its content.
+    """
+
+    src: str
+    label_html: str
+    line: int
+    path: Path | None = None
 
 
 Piece = str | ImageRef | DisplayMath
@@ -257,6 +286,8 @@ class InlineConverter:
         elif is_markdown_target(href):
             text = _strip_tags(label)
             emit(self.collector.link(LinkRef(href, False, label, text, line)))
+        elif is_attachment_target(href):
+            emit(self.collector.attachment(AttachmentRef(href, label, line)))
         else:
             emit(f'<a href="{html.escape(href)}">{label}</a>')
         for piece in inner:
@@ -323,6 +354,20 @@ class InlineConverter:
                 # Plain text holds no footnote: a marker, the note shown elsewhere.
                 parts.append(f"[{token.meta.get('label', '')}]")
         return "".join(parts).strip()
+
+
+# Local links that are not attachments: pages of the old site, figures.
+_NOT_ATTACHMENTS = (".md", ".html", ".htm", *IMAGE_SUFFIXES)
+
+
+def is_attachment_target(url: str) -> bool:
+    """Return True if ``url`` is a local link to a file (``cv.pdf``, ``talk.pptx``)."""
+    url = url.strip()
+    if not url or is_external(url) or url.startswith(("#", "/", "//")):
+        return False
+    path, _ = split_target(url)
+    name = PurePosixPath(path.replace("\\", "/")).name.lower()
+    return "." in name.strip(".") and not name.endswith(_NOT_ATTACHMENTS)
 
 
 def _strip_tags(markup: str) -> str:

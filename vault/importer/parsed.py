@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .inline import LinkRef
+from .inline import AttachmentRef, LinkRef
 from .report import Issue
 
 
@@ -44,7 +44,8 @@ class LocalImage:
     """An image a post shows: a file of the vault, or a remote one to download.
 
     ``src`` is the reference as written, which a Markdown block keeps when the
-    image could not be imported.
+    image could not be imported. A drawing written in the body (an inline
+    ``<svg>``) has no file: its ``data``, stored as a file called ``name``.
     """
 
     path: Path | None
@@ -53,6 +54,8 @@ class LocalImage:
     line: int
     url: str = ""  # a remote image: downloaded with --fetch-images
     src: str = ""
+    data: bytes = b""
+    name: str = ""
 
 
 @dataclass
@@ -73,6 +76,7 @@ class ParsedBody:
     blocks: list[Block] = field(default_factory=list)
     formulas: list[Formula] = field(default_factory=list)
     links: list[LinkRef] = field(default_factory=list)
+    attachments: list[AttachmentRef] = field(default_factory=list)
     images: list[LocalImage] = field(default_factory=list)
     assets: set[Path] = field(default_factory=set)
     warnings: list[Issue] = field(default_factory=list)

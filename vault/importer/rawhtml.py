@@ -10,6 +10,7 @@ here (`REGION_START`) and read in `blocks`. `RawHtmlMixin` is part of
 from __future__ import annotations
 
 import bisect
+import hashlib
 import html
 import re
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from markdown_it.token import Token
 
+from blog.svg import svg_size
 from rendering import find_inline_math
 from rendering.markdown import LIBRARY_IMAGE
 
@@ -40,6 +42,11 @@ _RICH_FRAGMENT = re.compile(
     r"<(iframe|svg|script|canvas|video|audio|object|embed|table|math|form)\b", re.I
 )
 IMG_TAG = re.compile(r"<img\b[^>]*>", re.I)
+# One inline drawing: from its first <svg to its last </svg> (an <svg> may nest).
+_SVG_ELEMENT = re.compile(r"<svg\b.*</svg\s*>", re.I | re.DOTALL)
+_SVG_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.I | re.DOTALL)
+SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_NS = "http://www.w3.org/1999/xlink"
 _IFRAME_TAG = re.compile(r"<iframe\b[^>]*>", re.I)
 # ``![alt](dest "title")``; the destination may hold spaces, as Obsidian reads it.
 _DEST_PART = r"""(?:[^\s()<>"']|\([^\s()<>"']*\))+"""  # one level of (…)
@@ -81,11 +88,6 @@ class RawHtmlMixin:
             return
         self.result.assets.add(path)
         caption = self._caption_formulas(ref.caption, ref.line)
-        if path.suffix.lower() == ".svg":
-            markup = self._read_local(path, ref.line, "image")
-            if markup is not None:
-                self._figure(markup, DEFAULT_FIGURE_HEIGHT, caption, ref.line)
-            return
         self.result.images.append(LocalImage(path, ref.alt, caption, ref.line))
         value = {
             "image": ImageSlot(len(self.result.images) - 1),
@@ -327,6 +329,8 @@ class RawHtmlMixin:
             # <div align="center"><img src=…><br>图 1：…</div>: a captioned image.
             caption = text
             text = ""
+        if self._inline_drawing(without_caption, caption, line):
+            return
         if images and not _RICH_FRAGMENT.search(fragment) and not text:
             for tag in images:
                 attrs = html_attrs(tag)
@@ -360,6 +364,49 @@ class RawHtmlMixin:
         caption = self._caption_formulas(caption, line)
         self._figure(fragment, height, caption, line, images=True)
 
+    def _inline_drawing(self, fragment: str, caption: str, line: int) -> bool:
+        """Emit a fragment that is one ``<svg>`` drawing as an SVG image.
+
+        Return False, emitting nothing, when the fragment holds more than the
+        drawing (and its wrapper); a drawing that is not well-formed XML is
+        kept as an HTML figure, with a warning.
+        """
+        match = _SVG_ELEMENT.search(fragment)
+        if match is None:
+            return False
+        rest = fragment[: match.start()] + fragment[match.end() :]
+        if _RICH_FRAGMENT.search(rest) or IMG_TAG.search(rest):
+            return False
+        if html.unescape(_TAG.sub("", rest)).strip():
+            return False
+        markup = _standalone_svg(match.group(0))
+        data = markup.encode("utf-8")
+        name = (
+            f"drawing-{hashlib.sha1(data, usedforsecurity=False).hexdigest()[:12]}.svg"
+        )
+        try:
+            svg_size(data, name)
+        except ValueError as error:
+            self._warn(f"inline <svg> kept as an HTML figure: {error}", line)
+            return False
+        title = _SVG_TITLE.search(markup)
+        alt = (
+            " ".join(html.unescape(_TAG.sub("", title.group(1))).split())
+            if title
+            else ""
+        )
+        caption = self._caption_formulas(caption, line)
+        self.result.images.append(
+            LocalImage(None, alt, caption, line, data=data, name=name)
+        )
+        value = {
+            "image": ImageSlot(len(self.result.images) - 1),
+            "alt": alt[:255],
+            "caption": caption[:500],
+        }
+        self._emit("image", value, line)
+        return True
+
     def _comment(self, content: str, line: int) -> None:
         """Act on a directive comment: break, label, numbered, embed; ignore the rest."""
         body = content[4:]
@@ -378,6 +425,21 @@ class RawHtmlMixin:
                 self._emit("embed", url, line)
             else:
                 self._warn(f"embed not imported: {url!r} is not an http(s) URL", line)
+
+
+def _standalone_svg(markup: str) -> str:
+    """Return an inline ``<svg>`` as a file of its own: its namespaces declared.
+
+    HTML lets an inline drawing leave them out; a browser shows an SVG file
+    without them as XML text, not a drawing.
+    """
+    start = markup[: markup.index(">") + 1]
+    added = ""
+    if "xmlns=" not in start:
+        added += f' xmlns="{SVG_NS}"'
+    if "xlink:" in markup and "xmlns:xlink" not in start:
+        added += f' xmlns:xlink="{XLINK_NS}"'
+    return "<svg" + added + markup[4:] if added else markup
 
 
 def _destination(marker: str, src: str) -> str:

@@ -17,6 +17,7 @@ from wagtail.models import Page
 from blog.blocks import math_errors_allowed
 from blog.models import PostPage, SeriesPage
 
+from .documents import link_attachments
 from .errors import (
     FileFailed,
     block_errors,
@@ -45,15 +46,18 @@ class SaveMixin:
                 pk = save()
         except FileFailed as error:
             self.images.rollback()
+            self.documents.rollback()
             self.report.fail(source.kind, source.label, error.issues)
             self.report.warn(source.warnings, source.label)
             return None
         except Exception as error:  # one bad file must not stop the run
             self.images.rollback()
+            self.documents.rollback()
             self.report.fail(source.kind, source.label, [internal_error(error)])
             self.report.warn(source.warnings, source.label)
             return None
         self.images.commit()
+        self.documents.commit()
         self.report.record(
             source.kind, "created" if created else "updated", source.label
         )
@@ -65,6 +69,7 @@ class SaveMixin:
     ) -> int:
         front = source.front
         image_pks = self._image_pks(source)
+        self._attach(source)
         resolved = self._resolve(source, report=False)
         body = self._stream(*body_raw(source.body, resolved, image_pks))
         if existing is not None:
@@ -107,6 +112,7 @@ class SaveMixin:
         page.slug = source.slug
         resolved = self._resolve(source, report=False)
         image_pks = self._image_pks(source)
+        self._attach(source)
         if source.path is not None:
             page.intro = self._stream(*body_raw(source.body, resolved, image_pks))
             if front.ordering in ORDERINGS:
@@ -227,6 +233,9 @@ class SaveMixin:
     def _image_pks(self, source: Source) -> list[int | None]:
         pks: list[int | None] = []
         for image in source.body.images:
+            if image.data:  # a drawing written in the body, checked by the parse
+                pks.append(self.images.add(image.data, image.name, image.alt))
+                continue
             if image.path is None:
                 pks.append(self._remote_image_pk(source, image))
                 continue
@@ -238,6 +247,26 @@ class SaveMixin:
                 )
                 pks.append(None)
         return pks
+
+    def _attach(self, source: Source) -> None:
+        """Import the files the body links to as documents, and link to them."""
+        attachments = source.body.attachments
+        if not attachments:
+            return
+        pks: list[int | None] = []
+        for ref in attachments:
+            if ref.path is None:  # missing: reported by the parse
+                pks.append(None)
+                continue
+            try:
+                pks.append(self.documents.get(ref.path))
+            except OSError as error:
+                source.warnings.append(
+                    Issue(f"attachment not imported: {ref.src} ({error})", ref.line)
+                )
+                pks.append(None)
+        for block in source.body.blocks:
+            block.value = link_attachments(block.value, attachments, pks)
 
     def _remote_image_pk(self, source: Source, image) -> int | None:
         """Return the library image of a remote one, with --fetch-images, else None."""

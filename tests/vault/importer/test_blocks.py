@@ -345,13 +345,15 @@ def test_raw_html_becomes_html_figures(tmp_path):
     )
     assert [b.value for b in body.blocks] == [
         {"html": "<p>plot</p>", "height": 300, "caption": "交互图"},
-        {
-            "html": '<svg viewBox="0 0 10 10">\n  <rect/>\n\n</svg>',
-            "height": 420,
-            "caption": "",
-        },
+        {"image": ImageSlot(0), "alt": "", "caption": ""},
         {"html": '<div class="x">\n<b>raw</b>\n</div>', "height": 420, "caption": ""},
     ]
+    # The drawing is a file of its own: namespaced, so a browser draws it.
+    assert body.images[0].data == (
+        b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">\n'
+        b"  <rect/>\n\n</svg>"
+    )
+    assert body.images[0].name.endswith(".svg")
     assert [w.message for w in body.warnings] == [
         "missing figure file: figs/missing.html"
     ]
@@ -762,4 +764,40 @@ def test_a_run_of_footnote_openers_is_text_found_in_linear_time():
     assert block.value.count("[^") == 20_001
     assert [w.message for w in body.warnings] == [
         "footnote [^x] has no definition; kept as text"
+    ]
+
+
+def test_images_in_headings_are_image_blocks_after_them(tmp_path):
+    (tmp_path / "img").mkdir()
+    for name in ("me.png", "pku.png", "thu.png"):
+        Image.new("RGB", (4, 4)).save(tmp_path / "img" / name)
+    body = parse_body(
+        textwrap.dedent(
+            """\
+            # 刘芷溢 ![](img/me.png){ align=right style="width:120px" }
+
+            ## 学校 ![[pku.png|80]] <img src="img/thu.png" alt="清华">
+
+            ### ![](img/gone.png)
+            """
+        ),
+        title=None,
+        base_dir=tmp_path,
+        finder=AssetFinder(tmp_path),
+    )
+    assert body.h1 == "刘芷溢"
+    assert [(b.type, b.line) for b in body.blocks] == [
+        ("image", 1),
+        ("heading", 3),
+        ("image", 3),
+        ("image", 3),
+    ]
+    assert body.blocks[1].value == {"text": "学校", "level": "h2"}
+    assert [(i.path.name, i.alt) for i in body.images] == [
+        ("me.png", ""),
+        ("pku.png", ""),
+        ("thu.png", "清华"),
+    ]
+    assert [(w.line, w.message) for w in body.warnings] == [
+        (5, "missing image: img/gone.png")
     ]

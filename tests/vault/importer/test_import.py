@@ -9,6 +9,7 @@ from urllib.parse import unquote
 import pytest
 from taggit.models import Tag
 from wagtail.contrib.redirects.models import Redirect
+from wagtail.documents import get_document_model
 from wagtail.images import get_image_model
 from wagtail.models import Page, Revision
 
@@ -51,6 +52,7 @@ def totals() -> dict[str, int]:
         "pages": Page.objects.count(),
         "revisions": Revision.objects.count(),
         "images": get_image_model().objects.count(),
+        "documents": get_document_model().objects.count(),
         "redirects": Redirect.objects.count(),
         "tags": Tag.objects.count(),
         "tagged": PostTag.objects.count(),
@@ -199,7 +201,7 @@ def test_a_post_body_is_split_into_blocks(imported):
         "quote",
         "markdown",
         "html_figure",
-        "html_figure",
+        "image",  # an inline <svg>: a drawing of the media library
         "markdown",
         "html_figure",
     ]
@@ -266,7 +268,9 @@ def test_a_post_body_is_split_into_blocks(imported):
     )
     iframe, svg = raw[24]["value"], raw[25]["value"]
     assert iframe["html"].startswith("<!doctype html>") and iframe["height"] == 360
-    assert svg["html"].startswith("<svg") and svg["html"].endswith("</svg>")
+    drawing = get_image_model().objects.get(pk=svg["image"])
+    assert drawing.file.name.endswith(".svg")
+    assert drawing.file.open("rb").read().startswith(b'<svg viewBox="0 0 100 20"')
     assert raw[27]["value"] == {
         "html": '<div id="fig">Hello</div>',
         "height": 200,
@@ -289,7 +293,8 @@ def test_links_between_files_become_page_links(imported):
 
 
 def test_images_are_imported_once_by_content(imported):
-    assert get_image_model().objects.count() == 2  # cover, and smem.png = smem-copy.png
+    # cover, smem.png = smem-copy.png, and an inline <svg> drawing
+    assert get_image_model().objects.count() == 3
     smem_image = post(MAIN).body[10].value["image"]
     assert post("notes/CSAPP/7-链接.md").body[2].value["image"] == smem_image
 
@@ -528,7 +533,7 @@ def test_a_dry_run_writes_nothing_and_reports_the_same(vault, run_import):
     assert totals() == before
     assert "Dry run: nothing was written." in run.out
     assert outcomes(run.out)["created"] == (11, 5)
-    assert "images created: 2" in run.out
+    assert "images created: 3" in run.out
     assert stored_files() == files
 
 
