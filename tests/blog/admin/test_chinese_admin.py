@@ -35,6 +35,12 @@ NAMES = {
     "TeX",
     "CUDA",
     "Markdown",
+    "Mermaid",
+    "JavaScript",
+    # Mermaid's own keywords, in the diagram block's help text.
+    "flowchart",
+    "LR",
+    "sequenceDiagram",
     "URL",
     "URLs",
     "SEO",

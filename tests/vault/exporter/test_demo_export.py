@@ -48,8 +48,10 @@ def test_export_writes_folders_posts_and_images(site, tmp_path):
     assert "notes/csapp/csapp-7-链接.md" in files
     assert "top-level.md" in files
     assert not any(name.startswith(("tags", "archive")) for name in files)
+    # A file a post or series each, and home's intro as the root index.md.
+    assert "index.md" in files
     assert sum(name.endswith(".md") and "/images/" not in name for name in files) == (
-        PostPage.objects.count() + SeriesPage.objects.count()
+        PostPage.objects.count() + SeriesPage.objects.count() + 1
     )
     posts, series = PostPage.objects.count(), SeriesPage.objects.count()
     assert stdout.text.startswith(
