@@ -32,6 +32,7 @@ from .media import (
     ImageBlock,
     figure_document,
 )
+from .note import NoteBlock
 from .prose import (
     CalloutBlock,
     HeadingBlock,
@@ -59,6 +60,7 @@ __all__ = [
     "InlineMathFieldsMixin",
     "MarkdownBlock",
     "MathBlock",
+    "NoteBlock",
     "ParagraphBlock",
     "PostBodyBlock",
     "QuoteBlock",

@@ -14,6 +14,7 @@ from rendering import (
 from .base import figure_image_ids, library_images, public_paths
 from .code import CodeBlock, DiagramBlock, MathBlock
 from .media import EmbedBlock, HtmlFigureBlock, ImageBlock
+from .note import NoteBlock
 from .prose import (
     CalloutBlock,
     HeadingBlock,
@@ -39,6 +40,7 @@ class PostBodyBlock(blocks.StreamBlock):
     quote = QuoteBlock(label="引用")
     embed = EmbedBlock(label="嵌入")
     html_figure = HtmlFigureBlock(label="交互式图")
+    note = NoteBlock(label="嵌入文章")
 
     class Meta:
         block_counts = {}
@@ -50,6 +52,9 @@ class PostBodyBlock(blocks.StreamBlock):
         anchors = body_anchors(value)
         numbers = equation_numbers(value)
         parent = dict(context or {})
+        # A post embedded in another (blog.blocks.note): its headings' ids
+        # must not take the embedding page's.
+        prefix = parent.get("anchor_prefix", "")
         # The library images every Markdown block and HTML figure shows, at once.
         ids = []
         for child in value:
@@ -62,9 +67,9 @@ class PostBodyBlock(blocks.StreamBlock):
         def child_context(index, child):
             extra = {"block_id": child.id or ""}
             if child.block_type == "heading":
-                extra["heading_anchor"] = anchors[index][0]
+                extra["heading_anchor"] = prefix + anchors[index][0]
             elif child.block_type == "markdown":
-                extra["heading_anchors"] = anchors.get(index, [])
+                extra["heading_anchors"] = [prefix + a for a in anchors.get(index, [])]
             elif index in numbers:
                 extra["equation_number"] = numbers[index]
             return {**parent, **extra}

@@ -31,10 +31,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from django.contrib.contenttypes.models import ContentType
 from django.db.models import Q
 from django.urls import reverse
-from wagtail.models import Page, Site
+from wagtail.models import Page, ReferenceIndex, Site
 
+from blog.blocks.note import MAX_DEPTH as NOTE_MAX_DEPTH
 from blog.models.base import SeriesOrdering
 from blog.paths import (
     archive_paths,
@@ -136,6 +138,7 @@ def purge_paths_of_post(post, recent_count: int) -> set[str]:
     ancestors = list(post.get_ancestors().specific())
     tags = list(post.tags.all())
     paths = paths_of([post]) | post.figure_paths() | post.preview_paths()
+    paths |= embedding_paths(post)
     paths.add(reverse("social_image", args=[post.pk]))
     paths |= site_wide_paths()  # the site feed, search, the sitemap
     if republished(before, after):
@@ -160,6 +163,38 @@ def purge_paths_of_post(post, recent_count: int) -> set[str]:
     if changed(before, after, EXPLORED):
         paths |= explorer_paths(post, before, recent_count)
     return paths
+
+
+def embedding_ids(page_ids) -> set[int]:
+    """Return the ids of the pages whose body embeds any of ``page_ids``
+    (``blog.blocks.note``), straight or through other embeds, from Wagtail's
+    reference index."""
+    page_type = ContentType.objects.get_for_model(Page)
+    found: set[int] = set()
+    wanted = {str(pk) for pk in page_ids}
+    # As deep as an embed is followed when it is rendered.
+    for _ in range(NOTE_MAX_DEPTH):
+        references = ReferenceIndex.objects.filter(
+            to_content_type=page_type,
+            to_object_id__in=wanted,
+            base_content_type=page_type,
+            model_path__endswith=".note.page",
+        )
+        new = {int(pk) for pk in references.values_list("object_id", flat=True)}
+        new -= found
+        if not new:
+            break
+        found |= new
+        wanted = {str(pk) for pk in new}
+    return found
+
+
+def embedding_paths(post) -> set[str]:
+    """Return the paths of the pages that show ``post`` embedded in them."""
+    ids = embedding_ids([post.pk])
+    if not ids:
+        return set()
+    return paths_of(Page.objects.filter(pk__in=ids).only("url_path"))
 
 
 def listed_paths(post, ancestors, tags, linked) -> set[str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 from wagtail import blocks
+from wagtail.blocks import PageChooserBlock
 from wagtail.images.blocks import ImageChooserBlock
 
 from blog.blocks import PostBodyBlock, Text, text_declaration
@@ -23,6 +24,7 @@ from vault.exporter.blocks import WRITERS, body_to_markdown
 from vault.exporter.richtext import OfflineResolver
 from vault.importer.assets import AssetFinder
 from vault.importer.blocks import ImageSlot, parse_body
+from vault.importer.parsed import PageSlot
 
 BODY = PostBodyBlock()
 NAMES = list(BODY.child_blocks)
@@ -32,6 +34,9 @@ SEARCHED = READ | {Text.LABEL}
 _MARKDOWN_MARKUP = re.compile(r"\[!\w+\]|\[\^\w+\]:?|[$>#*_`]")
 IMAGE_ID = 7
 IMAGE_SRC = "images/sample.png"
+# The post a note block embeds, and the file it is exported to.
+PAGE_ID = 9
+PAGE_FILE = "notes/sample.md"
 # Put in a sample's empty prose and label fields, so that they are checked too.
 FILLER = "示例 filler"
 
@@ -157,7 +162,11 @@ def comparable(name, value):
 def test_every_block_comes_back_from_its_markdown(name, tmp_path):
     Image.new("RGB", (4, 3), (79, 124, 172)).save(_file(tmp_path, IMAGE_SRC))
     raw = sample(name)
-    resolver = OfflineResolver(images={IMAGE_ID: IMAGE_SRC})
+    child = BODY.child_blocks[name]
+    for key, sub in getattr(child, "child_blocks", {}).items():
+        if isinstance(sub, PageChooserBlock):  # a page of the site, exported
+            raw["value"][key] = PAGE_ID
+    resolver = OfflineResolver(images={IMAGE_ID: IMAGE_SRC}, pages={PAGE_ID: PAGE_FILE})
     markdown = body_to_markdown([raw], resolver)
     assert markdown, f"{name} was exported as nothing: {resolver.warnings}"
     body = parse_body(markdown, base_dir=tmp_path, finder=AssetFinder(tmp_path))
@@ -165,6 +174,10 @@ def test_every_block_comes_back_from_its_markdown(name, tmp_path):
         ImageSlot(index): IMAGE_ID
         for index, image in enumerate(body.images)
         if image.path == (tmp_path / IMAGE_SRC).resolve()
+    } | {
+        PageSlot(index): PAGE_ID
+        for index, link in enumerate(body.links)
+        if link.url == PAGE_FILE.removesuffix(".md")
     }
     back = [(block.type, _with_images(block.value, images)) for block in body.blocks]
     assert [kind for kind, _ in back] == [name], (
@@ -185,7 +198,9 @@ def _file(root: Path, relative: str) -> Path:
 def _with_images(value, images):
     if isinstance(value, dict):
         return {
-            key: images.get(item, item) if isinstance(item, ImageSlot) else item
+            key: images.get(item, item)
+            if isinstance(item, ImageSlot | PageSlot)
+            else item
             for key, item in value.items()
         }
     return value

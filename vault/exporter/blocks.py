@@ -244,6 +244,28 @@ def embed_to_markdown(value: Any, resolver: Resolver) -> str:
     return f"<!-- embed: {url} -->" if url else ""
 
 
+@writes("note")
+def note_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
+    """Write an embedded post as Obsidian does: ``![[path/to/note#heading]]``.
+
+    The path is the exported file's, relative to this one, without ``.md``.
+    """
+    page_id = value.get("page")
+    href = resolver.page_href(int(page_id)) if page_id else None
+    heading = " ".join((value.get("heading") or "").split())
+    if href is None:
+        resolver.warn(f"embedded page {page_id} is missing: left out")
+        return ""
+    if not href.lower().endswith(".md"):
+        resolver.warn(f"embedded page {href} is not exported: written as a link")
+        return f"<{href}>"
+    if re.search(r"[\[\]|#^]", heading):
+        resolver.warn(f"embedded section {heading!r} has [ ] | # ^: embeds the whole")
+        heading = ""
+    target = href[:-3] + (f"#{heading}" if heading else "")
+    return f"![[{target}]]"
+
+
 @writes("markdown")
 def markdown_block_to_markdown(value: str | None, resolver: Resolver) -> str:
     if not (value or "").strip():

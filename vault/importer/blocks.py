@@ -45,12 +45,14 @@ from .inline import (
     DisplayMath,
     ImageRef,
     InlineConverter,
+    LinkRef,
     escape_text,
     html_attrs,
+    is_note_target,
 )
 from .links import WIKILINK, parse_wikilink
 from .mathfix import FormulaFixer
-from .parsed import Block, Formula, ImageSlot, ParsedBody
+from .parsed import Block, Formula, ImageSlot, PageSlot, ParsedBody
 from .rawhtml import (
     DEFAULT_FIGURE_HEIGHT,
     IMG_TAG,
@@ -584,7 +586,30 @@ class _BodyParser(ContainerMixin, RawHtmlMixin):
         if self._footnote_labels(node):
             self._markdown(node)
             return
+        if self._note(inline.content, line):
+            return
         self._pieces(self.inline.pieces(children, line, inline.content), line)
+
+    def _note(self, source: str, line: int) -> bool:
+        """Emit a note block for a paragraph that is one embed, ``![[note#heading]]``.
+
+        Return whether it was one. The page it names is found once every page
+        exists (a `LinkRef` marked ``embed``); an alias is not kept, as the
+        block shows the post's own title.
+        """
+        match = WIKILINK.fullmatch(source.strip())
+        if match is None or not match.group(1):
+            return False
+        wiki = parse_wikilink(match.group(2))
+        if not is_note_target(wiki.target):
+            return False
+        label = escape_text(wiki.label)
+        self.collector.links.append(
+            LinkRef(wiki.target, True, label, wiki.label, line, embed=True)
+        )
+        slot = PageSlot(len(self.collector.links) - 1)
+        self._emit("note", {"page": slot, "heading": wiki.heading[:255]}, line)
+        return True
 
     def _pieces(self, pieces: list, line: int) -> None:
         """Add a paragraph's pieces: HTML runs as prose, images and math as blocks."""

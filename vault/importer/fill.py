@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .inline import LINK_MARKER, LinkRef
-from .parsed import IMAGE_MARKER, ImageSlot, LocalImage, ParsedBody
+from .parsed import IMAGE_MARKER, ImageSlot, LocalImage, PageSlot, ParsedBody
 from .records import PageInfo
 
 
@@ -15,10 +15,19 @@ def body_raw(
     """Return the raw StreamField data of a body, and each block's source line.
 
     Image blocks whose file could not be imported are left out; a remote image
-    not downloaded is shown from its URL.
+    not downloaded is shown from its URL. A note block whose post is not found
+    (or is not a post) is a paragraph with its link, or its text.
     """
     raw, lines = [], []
     for block in body.blocks:
+        if block.type == "note":
+            index = block.value["page"].index
+            ref, page = body.links[index], resolved[index]
+            if page is None or not ref.embed:
+                markup = f"<p>{link_markup(ref, page)}</p>"
+                raw.append({"type": "paragraph", "value": markup})
+                lines.append(block.line)
+                continue
         if block.type == "image":
             pk = image_pks[block.value["image"].index]
             if pk is None and not block.value.get("url"):
@@ -61,6 +70,9 @@ def finish(
         }
     if isinstance(value, ImageSlot):
         return image_pks[value.index]
+    if isinstance(value, PageSlot):
+        page = resolved[value.index]
+        return page.pk if page is not None else None
     return value
 
 

@@ -51,7 +51,7 @@ from .tree import INDEX_NAMES, README_NAME, FolderNode, is_excluded, scan
 
 # Bump when the importer turns the same file into different pages, so that a
 # re-import updates pages made by an older version instead of skipping them.
-IMPORTER_VERSION = "8"
+IMPORTER_VERSION = "9"
 # An import changing more pages than this purges the whole page cache once.
 PURGE_ALL_ABOVE = 20
 
@@ -394,7 +394,45 @@ class Importer(SaveMixin, PlacesMixin, HomeMixin, ThemeMixin):
         self._plan_paths()
         for source in self.sources.values():
             source.targets = [self._target(ref, source) for ref in source.body.links]
+        self._check_embeds()
+        for source in self.sources.values():
             source.hash = self._hash(source, [t is not None for t in source.targets])
+
+    def _check_embeds(self) -> None:
+        """Warn of embeds a page cannot show: a folder, a note embedding itself.
+
+        A folder is linked to instead. A loop (a note that embeds itself,
+        straight or through others) is kept: the page shows it once, then a
+        link (``blog.blocks.note``).
+        """
+        embeds: dict[PageKey, list[PageKey]] = {}
+        for key, source in self.sources.items():
+            for ref, target in zip(source.body.links, source.targets, strict=True):
+                if not ref.embed or target is None:
+                    continue
+                if target[0] != POST:
+                    ref.embed = False
+                    source.warnings.append(
+                        Issue(
+                            f"embedded folder ![[{ref.url}]] imported as a link",
+                            ref.line,
+                        )
+                    )
+                else:
+                    embeds.setdefault(key, []).append(target)
+        for key, source in self.sources.items():
+            for ref, target in zip(source.body.links, source.targets, strict=True):
+                if ref.embed and target is not None and target[0] == POST:
+                    path = _embed_path(embeds, target, key)
+                    if path is not None:
+                        chain = " → ".join(k[1] for k in [key, *path])
+                        source.warnings.append(
+                            Issue(
+                                f"embedded note ![[{ref.url}]] embeds this note "
+                                f"again ({chain}): shown once, then as a link",
+                                ref.line,
+                            )
+                        )
 
     def _target(self, ref: LinkRef, source: Source) -> PageKey | None:
         if ref.wiki:
@@ -605,9 +643,14 @@ class Importer(SaveMixin, PlacesMixin, HomeMixin, ThemeMixin):
             resolved.append(page)
             if report and page is None:
                 why = "no such file" if target is None else "that page was not imported"
+                message = (
+                    f"embedded note ![[{ref.url}]] not found: {why}; kept as text"
+                    if ref.embed
+                    else f"broken link to {ref.url}: {why}"
+                )
                 source.warnings.append(
                     Issue(
-                        f"broken link to {ref.url}: {why}",
+                        message,
                         ref.line,
                         kind=f"broken link: {why}",
                     )
@@ -659,3 +702,20 @@ class Importer(SaveMixin, PlacesMixin, HomeMixin, ThemeMixin):
             self.report.notes.append(
                 f"{len(gone)} imported pages have no source file any more (kept): {shown}"
             )
+
+
+def _embed_path(
+    embeds: dict[PageKey, list[PageKey]], start: PageKey, goal: PageKey
+) -> list[PageKey] | None:
+    """Return the notes from ``start`` that lead back to ``goal`` by embeds, or None."""
+    seen: set[PageKey] = set()
+    stack: list[tuple[PageKey, list[PageKey]]] = [(start, [start])]
+    while stack:
+        key, path = stack.pop()
+        if key == goal:
+            return path
+        if key in seen:
+            continue
+        seen.add(key)
+        stack.extend((nxt, [*path, nxt]) for nxt in embeds.get(key, []))
+    return None

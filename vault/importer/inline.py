@@ -50,6 +50,14 @@ _ATTR = re.compile(
 # The size of an Obsidian embed: ``![[x.png|300]]``, ``![[x.png|300x200]]``.
 IMAGE_SIZE = re.compile(r"\d+(?:x\d+)?")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif", ".bmp")
+# A file name with an extension other than Markdown's: an attachment, not a note.
+_ATTACHMENT = re.compile(r".*\.(?!md$)[A-Za-z0-9]{1,5}", re.IGNORECASE)
+
+
+def is_note_target(target: str) -> bool:
+    """Whether ``![[target]]`` embeds a note (not an image or another file)."""
+    return bool(target) and not _ATTACHMENT.fullmatch(target.strip())
+
 
 LINK_OPEN, LINK_CLOSE = "\ue000", "\ue001"
 # Stands for `Collector.attachments[index]` in rich text until its document is saved.
@@ -67,6 +75,9 @@ class LinkRef:
     label_text: str  # the same as plain text, for Markdown blocks
     line: int
     markdown: bool = False  # the marker sits in Markdown source, not rich text
+    # An embed standing as its own paragraph (``![[note#heading]]``): a note
+    # block of the page, or, when it cannot be one, a paragraph with the link.
+    embed: bool = False
 
 
 @dataclass

@@ -31,6 +31,13 @@ class ImageSlot:
     index: int
 
 
+@dataclass(frozen=True)
+class PageSlot:
+    """Stands for the page `ParsedBody.links[index]` leads to, until it is saved."""
+
+    index: int
+
+
 # Stands for `ParsedBody.images[index]` inside Markdown source, until it is saved.
 IMAGE_MARKER = re.compile("\ue003(\\d+)\ue004")
 

@@ -36,7 +36,6 @@ NAMES = {
     "CUDA",
     "Markdown",
     "Mermaid",
-    "JavaScript",
     # Mermaid's own keywords, in the diagram block's help text.
     "flowchart",
     "LR",

@@ -56,6 +56,7 @@ def test_body_blocks_are_grouped_text_code_and_math_media():
         "table": "文本",
         "callout": "文本",
         "quote": "文本",
+        "note": "文本",
         "code": "代码与公式",
         "math": "代码与公式",
         "image": "媒体",
@@ -72,7 +73,10 @@ def test_add_post_block_menu_shows_the_groups(admin_client, series):
         (group, [block["_args"][0] for block in blocks]) for group, blocks in grouped
     ]
     assert menu == [
-        ("文本", ["heading", "paragraph", "markdown", "table", "callout", "quote"]),
+        (
+            "文本",
+            ["heading", "paragraph", "markdown", "table", "callout", "quote", "note"],
+        ),
         ("代码与公式", ["code", "math"]),
         ("媒体", ["image", "embed", "html_figure"]),
     ]

@@ -641,3 +641,65 @@ def test_exported_attachments_are_files_linked_relatively(habits, run_import, tm
     href = re.search(r"\[幻灯片\]\(([^)]+)\)", text).group(1)
     assert href.startswith("attachments/") and href.endswith(".pdf"), text
     assert (written.parent / href).read_bytes().startswith(b"%PDF-")
+
+
+def test_embedded_notes_show_the_note_or_its_section(habits, run_import, client):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(title="嵌入笔记")
+    _, article = reader_text(client.get(post.url).content.decode())
+    whole, section, aliased = article.select(".post-body aside.note-embed")
+    git_tips = PostPage.objects.get(title="Git Tips")
+    streams = PostPage.objects.get(title="CUDA Streams")
+
+    assert whole.select_one(".note-embed-source").get_text() == "引自《Git Tips》"
+    assert whole.select_one(".note-embed-source a")["href"] == git_tips.url
+    assert "跟踪改名" in whole.get_text()
+
+    assert section.select_one(".note-embed-source a")["href"] == (
+        f"{streams.url}#overlap"
+    )
+    body = section.select_one(".note-embed-body").get_text(" ")
+    assert "就能重叠" in body and "设备要支持" in body
+    assert "按顺序执行" not in body and "计时" not in body
+    assert "计时" in aliased.get_text()
+
+    # Inside a sentence an embed stays a link; a missing note stays its text.
+    sentence = next(p for p in article.find_all("p") if "句子里的" in p.get_text())
+    assert sentence.a["href"] == git_tips.url
+    assert "Missing Note" in article.get_text()
+
+    file = "notes/Embeds.md"
+    assert f"{file}:18: embedded note ![[Git Tips]] imported as a link" in run.out
+    assert f"{file}:20: embedded note ![[Missing Note]] not found" in run.out
+
+
+def test_notes_that_embed_each_other_stop_with_a_warning(habits, run_import, client):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    first = PostPage.objects.get(title="循环甲")
+    _, article = reader_text(client.get(first.url).content.decode())
+    outer, inner = article.select(".post-body aside.note-embed")
+
+    assert "乙的正文。" in outer.select_one(".note-embed-body").get_text()
+    assert inner.select_one(".note-embed-source a")["href"] == first.url
+    assert inner.select_one(".note-embed-notice").get_text() == "循环嵌入，未展开"
+    for file, target in (("Loop A", "Loop B"), ("Loop B", "Loop A")):
+        assert (
+            f"notes/{file}.md:8: embedded note ![[{target}]] embeds this note again"
+        ) in run.out, run.out
+
+
+def test_the_export_writes_embeds_back_on_their_own_lines(habits, run_import, tmp_path):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    call_command("export_markdown", str(tmp_path / "out"))
+    files = list((tmp_path / "out").rglob("*.md"))
+    embeds = next(path for path in files if "title: 嵌入笔记" in path.read_text())
+
+    lines = embeds.read_text().splitlines()
+    # Beside it in notes/, the files of Git Tips and CUDA Streams.
+    assert "![[git-tips]]" in lines
+    assert "![[cuda-streams#Overlap]]" in lines
+    assert "![[cuda-streams#Events]]" in lines  # the alias is not kept
+    # (The round trip above imports them back into the same pages.)
