@@ -64,6 +64,10 @@ PREVIEW_SHOWS = {
     "html_figure": lambda page: (
         "SMEM" in page.select_one(".block-html-figure iframe")["srcdoc"]
     ),
+    # The source, which Mermaid draws in the chooser (blocks/diagram_block.html).
+    "diagram": lambda page: (
+        "全局内存" in page.select_one("figure.block-diagram pre code").get_text()
+    ),
     "note": lambda page: (
         page.select_one("aside.note-embed .note-embed-source").get_text()
         == "引自《共享内存与 Bank Conflict》"

@@ -59,6 +59,7 @@ def test_body_blocks_are_grouped_text_code_and_math_media():
         "note": "文本",
         "code": "代码与公式",
         "math": "代码与公式",
+        "diagram": "代码与公式",
         "image": "媒体",
         "embed": "媒体",
         "html_figure": "媒体",
@@ -77,7 +78,7 @@ def test_add_post_block_menu_shows_the_groups(admin_client, series):
             "文本",
             ["heading", "paragraph", "markdown", "table", "callout", "quote", "note"],
         ),
-        ("代码与公式", ["code", "math"]),
+        ("代码与公式", ["code", "math", "diagram"]),
         ("媒体", ["image", "embed", "html_figure"]),
     ]
 
