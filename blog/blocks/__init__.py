@@ -23,7 +23,7 @@ from .base import (
     math_output,
     text_declaration,
 )
-from .body import PostBodyBlock, body_anchors, body_headings
+from .body import PostBodyBlock
 from .code import CodeBlock, DiagramBlock, MathBlock
 from .media import (
     FIGURE_SIZE_SCRIPT,
@@ -33,6 +33,7 @@ from .media import (
     figure_document,
 )
 from .note import NoteBlock
+from .outline import body_anchors, body_headings
 from .prose import (
     CalloutBlock,
     HeadingBlock,

@@ -3,18 +3,13 @@
 from django.utils.html import format_html_join
 from wagtail import blocks
 
-from rendering import (
-    equation_rows,
-    has_tag,
-    library_image_ids,
-    markdown_headings,
-    unique_anchors,
-)
+from rendering import equation_rows, has_tag, library_image_ids
 
 from .base import figure_image_ids, library_images, public_paths
 from .code import CodeBlock, DiagramBlock, MathBlock
 from .media import EmbedBlock, HtmlFigureBlock, ImageBlock
 from .note import NoteBlock
+from .outline import body_anchors
 from .prose import (
     CalloutBlock,
     HeadingBlock,
@@ -82,33 +77,6 @@ class PostBodyBlock(blocks.StreamBlock):
                 for index, child in enumerate(value)
             ),
         )
-
-
-def body_headings(stream_value) -> list[tuple[int, str, str]]:
-    """Return (block index, level, text) for every heading of a body, in order.
-
-    Heading blocks and the headings inside Markdown blocks both count.
-    """
-    headings = []
-    for index, child in enumerate(stream_value):
-        if child.block_type == "heading":
-            headings.append((index, child.value["level"], child.value["text"]))
-        elif child.block_type == "markdown":
-            headings.extend(
-                (index, tag, text) for tag, text in markdown_headings(child.value)
-            )
-    return headings
-
-
-def body_anchors(stream_value) -> dict[int, list[str]]:
-    """Return the page-unique anchors of each block's headings, by block index."""
-    headings = body_headings(stream_value)
-    anchors: dict[int, list[str]] = {}
-    for (index, _, _), anchor in zip(
-        headings, unique_anchors(text for _, _, text in headings), strict=True
-    ):
-        anchors.setdefault(index, []).append(anchor)
-    return anchors
 
 
 def equation_numbers(stream_value) -> dict[int, str]:

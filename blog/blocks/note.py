@@ -15,6 +15,7 @@ from wagtail.blocks.stream_block import StreamValue
 from rendering import slugify_anchor
 
 from .base import GROUP_TEXT, Text, inline_html, public_paths
+from .outline import body_anchors, body_headings
 
 # Embeds inside embeds are followed this many levels deep, the embedding page
 # counted as the first.
@@ -114,8 +115,6 @@ def find_section(body, heading: str) -> tuple[int, int, str, str] | None:
     it runs to the next heading of the same or a higher level. A heading inside
     a Markdown block takes that whole block.
     """
-    from .body import body_anchors, body_headings  # which imports this module
-
     headings = body_headings(body)
     anchors = [a for block in body_anchors(body).values() for a in block]
     wanted = " ".join(heading.split()).casefold()

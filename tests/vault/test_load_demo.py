@@ -260,6 +260,7 @@ def test_images_are_imported_once_and_reused(posts):
 
 
 def test_bodies_use_every_block_type_but_embed(posts):
+    # The note block too: the ILP post embeds a section of another.
     used = {child.block_type for post in posts for child in post.body}
     assert used == set(body_block().child_blocks) - {"embed"}
 
