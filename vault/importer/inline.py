@@ -273,6 +273,11 @@ class InlineConverter:
                 emit(ImageRef(wiki.target, alt, "", at))
             elif in_link or not wiki.target or "a" not in self.features:
                 emit(escape_text(wiki.label))
+            elif is_attachment_target(wiki.target):
+                # ![[talk.pdf]] or [[talk.pdf]]: found by name as Obsidian
+                # finds it, linked as the document of its content.
+                label = escape_text(wiki.label)
+                emit(self.collector.attachment(AttachmentRef(wiki.target, label, at)))
             else:
                 if match.group(1):
                     self.collector.warnings.append(

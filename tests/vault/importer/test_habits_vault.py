@@ -622,6 +622,8 @@ def test_a_linked_file_is_a_document_served_as_a_download(
     assert response.status_code == 200
     assert response["Content-Disposition"].startswith("attachment")
     assert b"".join(response.streaming_content).startswith(b"%PDF-")
+    # Obsidian's ![[talk.pdf]], found by name: the same document.
+    assert article.find("a", string="talk.pdf")["href"] == document.url
     # The one that is gone keeps its link as written, and is named.
     assert article.find("a", string="简历")["href"] == "files/cv-2019.pdf"
     line = line_of(habits / "cuda" / "画图.md", "cv-2019.pdf")
