@@ -36,7 +36,7 @@ from . import budget
 logger = logging.getLogger(__name__)
 
 # Bump when the HTML our own code wraps around renderer output changes.
-SCHEMA = 13
+SCHEMA = 14
 
 DEFAULT_MAX_ENTRIES = 4096
 # Results a batch writes per set_many call: one payload stays small, and a

@@ -32,6 +32,8 @@ _ATTR_LIST = (
 _LEADING_ATTRS = re.compile(rf"^{_ATTR_LIST}(?:[ \t]{{0,20}}{_ATTR_LIST}){{0,8}}")
 _TRAILING_ATTRS = re.compile(rf"(?:{_ATTR_LIST}[ \t]{{0,20}}){{1,8}}$")
 _BREAKS = ("softbreak", "hardbreak")
+# ``width="300"`` in an image's attribute list, the value as written.
+_WIDTH = re.compile(r"""(?:^|[\s{:])width=(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'{}]+))""")
 
 
 def strip_attr_lists(text: str) -> str:
@@ -144,7 +146,8 @@ def _attr_lists(state: StateCore) -> None:
     """Drop attribute lists after images, links and code, and at the end of a line.
 
     ``![a](x.png){ width="200px" }``, ``## Title { #id }``, a paragraph's last
-    line ``{: .class }``: an image block carries neither width nor alignment.
+    line ``{: .class }``. An image keeps the width its list gives, as written,
+    in ``token.meta["width"]`` (the importer reads it); alignment is dropped.
     """
     for token in state.tokens:
         children = token.children
@@ -154,7 +157,14 @@ def _attr_lists(state: StateCore) -> None:
         for index, child in enumerate(children):
             if child.type == "text":
                 if kept and kept[-1].type not in ("text", *_BREAKS):
-                    child.content = _LEADING_ATTRS.sub("", child.content)
+                    leading = _LEADING_ATTRS.match(child.content)
+                    if leading is not None:
+                        width = _WIDTH.search(leading.group(0))
+                        if width is not None and kept[-1].type == "image":
+                            kept[-1].meta["width"] = next(
+                                value for value in width.groups() if value is not None
+                            )
+                        child.content = child.content[leading.end() :]
                 following = children[index + 1] if index + 1 < len(children) else None
                 if following is None or following.type in _BREAKS:
                     child.content = strip_attr_lists(child.content)

@@ -44,6 +44,13 @@ class ImageBlock(InlineMathFieldsMixin, blocks.StructBlock):
     caption = blocks.CharBlock(
         label="图注", required=False, max_length=500, help_text=MATH_HELP
     )
+    width = blocks.IntegerBlock(
+        label="显示宽度",
+        required=False,
+        min_value=16,
+        max_value=4000,
+        help_text="以像素计的最大显示宽度；留空则按栏宽或图片本身的宽度显示",
+    )
 
     class Meta:
         icon = "image"
@@ -56,6 +63,7 @@ class ImageBlock(InlineMathFieldsMixin, blocks.StructBlock):
             "url": Text.NONE,
             "alt": Text.LABEL,
             "caption": Text.PROSE,
+            "width": Text.NONE,
         }
 
     inline_math_fields = ("caption",)

@@ -54,17 +54,36 @@ def picture_specs(image) -> list[str]:
     ]
 
 
-def _original(image, attrs) -> str:
-    size = {"width": image.width, "height": image.height}
+def _size(image, display_width: int | None) -> dict:
+    """Return the `<img>`'s width and height: its own, or scaled to ``display_width``.
+
+    A raster image is never drawn wider than it is (upscaled, it blurs); an SVG
+    takes the width asked for. The height keeps the aspect ratio.
+    """
+    if not display_width:
+        return {"width": image.width, "height": image.height}
+    width = display_width
+    if image.width and not image.is_svg():
+        width = min(width, image.width)
+    height = round(image.height * width / image.width) if image.width else None
+    # "sized": the stylesheet keeps the width attribute (others are width: auto).
+    return {"width": width, "height": height, "class": "sized"}
+
+
+def _original(image, attrs, display_width: int | None = None) -> str:
     attrs = {k: v for k, v in attrs.items() if k != "sizes"}
+    size = _size(image, display_width)
     return format_html("<img{}>", flatatt({"src": image.file.url, **size, **attrs}))
 
 
-def _picture(image, renditions: dict, attrs) -> str:
+def _picture(image, renditions: dict, attrs, display_width: int | None) -> str:
     """AVIF and WebP sources at every width; the original as the `<img>`."""
     widths = picture_widths(image.width or WIDTHS[0])
     sizes = attrs.get("sizes")
-    if image.width and image.width < COLUMN:
+    if display_width:
+        # Drawn at most display_width wide: a rendition for that width will do.
+        sizes = f"min({_size(image, display_width)['width']}px, 100vw)"
+    elif image.width and image.width < COLUMN:
         # Drawn at its own width: with the column's, a browser would stretch
         # the one source offered (a 120 px photo beside a heading) to fill it.
         sizes = f"min({image.width}px, 100vw)"
@@ -81,22 +100,29 @@ def _picture(image, renditions: dict, attrs) -> str:
             for fmt, mime in FORMATS
         ),
     )
-    return format_html("<picture>{}{}</picture>", sources, _original(image, attrs))
+    img = _original(image, attrs, display_width)
+    return format_html("<picture>{}{}</picture>", sources, img)
 
 
 @register.simple_tag
-def responsive_picture(image, **attrs):
-    """Render ``image`` as AVIF and WebP sources over its original; attrs go on the `<img>`."""
+def responsive_picture(image, display_width=None, **attrs):
+    """Render ``image`` as AVIF and WebP sources over its original; attrs go on the `<img>`.
+
+    ``display_width`` (CSS pixels) draws it at most that wide, never wider than
+    the column, and has the browser fetch a rendition for that width.
+    """
     if not image:
         return ""
     specs = picture_specs(image)
     if not specs:  # an SVG: an <img>, where its scripts never run
-        return _original(image, attrs)
+        return _original(image, attrs, display_width)
     if not budget.limited():
-        return _picture(image, get_renditions_or_not_found(image, specs), attrs)
+        renditions = get_renditions_or_not_found(image, specs)
+        return _picture(image, renditions, attrs, display_width)
     filters = [Filter(spec) for spec in specs]
     found = image.find_existing_renditions(*filters)
     if len(found) < len(filters):
         budget.defer()
-        return _original(image, attrs)
-    return _picture(image, {f.spec: found[f] for f in filters}, attrs)
+        return _original(image, attrs, display_width)
+    renditions = {f.spec: found[f] for f in filters}
+    return _picture(image, renditions, attrs, display_width)

@@ -556,3 +556,74 @@ def test_an_svg_image_is_the_file_itself_in_an_img():
     assert figure.img["src"] == image.file.url and image.file.url.endswith(".svg")
     assert (figure.img["width"], figure.img["height"]) == ("80", "40")
     assert not image.renditions.exists()
+
+
+@pytest.mark.django_db
+def test_an_image_with_a_display_width_is_drawn_and_fetched_that_wide():
+    image = wagtail_factories.ImageFactory(file__width=1600, file__height=900)
+    block = ImageBlock()
+
+    html = block.render(
+        block.to_python({"image": image.pk, "alt": "", "caption": "", "width": 300})
+    )
+
+    picture = soup(html).picture
+    for source in picture.find_all("source"):
+        assert source["sizes"] == "min(300px, 100vw)"
+    # 300 wide, the height keeping 16:9; the stylesheet caps it at the column.
+    assert (picture.img["width"], picture.img["height"]) == ("300", "169")
+    assert picture.img["class"] == ["sized"]
+
+
+@pytest.mark.django_db
+def test_a_display_width_never_enlarges_a_smaller_image():
+    image = wagtail_factories.ImageFactory(file__width=120, file__height=150)
+    block = ImageBlock()
+
+    html = block.render(
+        block.to_python({"image": image.pk, "alt": "", "caption": "", "width": 300})
+    )
+
+    assert soup(html).source["sizes"] == "min(120px, 100vw)"
+    assert (soup(html).img["width"], soup(html).img["height"]) == ("120", "150")
+
+
+@pytest.mark.django_db
+def test_an_svg_takes_its_display_width():
+    image = wagtail_factories.ImageFactory(
+        file=ContentFile(
+            b'<svg xmlns="http://www.w3.org/2000/svg" width="80" height="40"/>',
+            name="drawing.svg",
+        ),
+        width=80,
+        height=40,
+    )
+    block = ImageBlock()
+
+    html = block.render(
+        block.to_python({"image": image.pk, "alt": "", "caption": "", "width": 300})
+    )
+
+    assert (soup(html).img["width"], soup(html).img["height"]) == ("300", "150")
+
+
+def test_a_remote_image_takes_its_display_width():
+    block = ImageBlock()
+    value = block.to_python(
+        {"image": None, "url": "https://example.com/sm.png", "alt": "SM", "width": 300}
+    )
+
+    img = soup(block.render(value)).img
+
+    assert (img["width"], img["class"]) == ("300", ["sized"])
+
+
+@pytest.mark.parametrize("width", [15, 4001])
+def test_a_display_width_is_between_16_and_4000_pixels(width):
+    block = ImageBlock()
+    value = block.to_python(
+        {"image": None, "url": "https://example.com/a.png", "width": width}
+    )
+    with pytest.raises(StructBlockValidationError) as raised:
+        block.clean(value)
+    assert set(raised.value.block_errors) == {"width"}

@@ -159,7 +159,11 @@ def image_to_markdown(value: Mapping[str, Any], resolver: Resolver) -> str:
     alt = image_alt(value.get("alt") or "")
     caption = " ".join((value.get("caption") or "").split())
     title = f" {link_title(caption)}" if caption else ""
-    return f"![{alt}]({link_destination(src)}{title})"
+    # MkDocs' attribute list, which the importer reads back (Obsidian's
+    # ``![[x.png|300]]`` has no caption).
+    width = value.get("width")
+    size = f'{{ width="{int(width)}" }}' if width else ""
+    return f"![{alt}]({link_destination(src)}{title}){size}"
 
 
 def table_cell(text: str | None) -> str:

@@ -39,13 +39,14 @@ from rendering.obsidian_comments import COMMENT
 from .assets import AssetFinder
 from .containers import EDGE_BREAKS, ContainerMixin
 from .inline import (
-    IMAGE_SIZE,
     IMAGE_SUFFIXES,
     Collector,
     DisplayMath,
     ImageRef,
     InlineConverter,
     LinkRef,
+    attr_width,
+    embed_width,
     escape_text,
     html_attrs,
     is_note_target,
@@ -807,7 +808,11 @@ def _heading_images(
             alt = re.sub(r"\\([][])", r"\1", token.content)
             images.append(
                 ImageRef(
-                    token.attrGet("src") or "", alt, token.attrGet("title") or "", line
+                    token.attrGet("src") or "",
+                    alt,
+                    token.attrGet("title") or "",
+                    line,
+                    attr_width(token.meta.get("width")),
                 )
             )
             continue
@@ -828,8 +833,9 @@ def _heading_images(
                     IMAGE_SUFFIXES
                 ):
                     return match.group(0)
-                alt = "" if IMAGE_SIZE.fullmatch(wiki.text) else wiki.text
-                images.append(ImageRef(wiki.target, alt, "", line))
+                width = embed_width(wiki.text)
+                alt = "" if width else wiki.text
+                images.append(ImageRef(wiki.target, alt, "", line, width))
                 return ""
 
             token = token.copy(content=WIKILINK.sub(embed, token.content))

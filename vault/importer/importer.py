@@ -51,7 +51,7 @@ from .tree import INDEX_NAMES, README_NAME, FolderNode, is_excluded, scan
 
 # Bump when the importer turns the same file into different pages, so that a
 # re-import updates pages made by an older version instead of skipping them.
-IMPORTER_VERSION = "10"
+IMPORTER_VERSION = "11"
 # An import changing more pages than this purges the whole page cache once.
 PURGE_ALL_ABOVE = 20
 

@@ -48,10 +48,30 @@ _ATTR = re.compile(
     r"""([A-Za-z_:][-\w:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))"""
 )
 # The size of an Obsidian embed: ``![[x.png|300]]``, ``![[x.png|300x200]]``.
-IMAGE_SIZE = re.compile(r"\d+(?:x\d+)?")
+IMAGE_SIZE = re.compile(r"(\d+)(?:x\d+)?")
+# An attribute list's width in CSS pixels: ``300`` or ``300px`` (not ``50%``).
+_PIXELS = re.compile(r"\s*(\d+)\s*(?:px)?\s*", re.IGNORECASE)
+# The image block's bounds on a display width (blog.blocks.media.ImageBlock).
+MIN_WIDTH, MAX_WIDTH = 16, 4000
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".avif", ".bmp")
 # A file name with an extension other than Markdown's: an attachment, not a note.
 _ATTACHMENT = re.compile(r".*\.(?!md$)[A-Za-z0-9]{1,5}", re.IGNORECASE)
+
+
+def _bounded(digits: str) -> int:
+    return max(MIN_WIDTH, min(MAX_WIDTH, int(digits[:6])))
+
+
+def embed_width(size: str) -> int | None:
+    """Return the width of Obsidian's ``|300`` or ``|300x200`` (the height follows)."""
+    match = IMAGE_SIZE.fullmatch(size)
+    return _bounded(match.group(1)) if match else None
+
+
+def attr_width(value: str | None) -> int | None:
+    """Return the width of ``{ width="300" }`` or ``300px``; None for other units."""
+    match = _PIXELS.fullmatch(value or "")
+    return _bounded(match.group(1)) if match else None
 
 
 def is_note_target(target: str) -> bool:
@@ -88,6 +108,7 @@ class ImageRef:
     alt: str
     caption: str
     line: int
+    width: int | None = None  # the display width in CSS pixels, if written
 
 
 @dataclass
@@ -231,6 +252,7 @@ class InlineConverter:
                         re.sub(r"\\([][])", r"\1", token.content),
                         token.attrGet("title") or "",
                         line,
+                        attr_width(token.meta.get("width")),
                     )
                 )
             elif kind == "link_open":
@@ -269,8 +291,9 @@ class InlineConverter:
             at = line + text.count("\n", 0, match.start())
             wiki = parse_wikilink(match.group(2))
             if match.group(1) and wiki.target.lower().endswith(IMAGE_SUFFIXES):
-                alt = "" if IMAGE_SIZE.fullmatch(wiki.text) else wiki.text
-                emit(ImageRef(wiki.target, alt, "", at))
+                width = embed_width(wiki.text)
+                alt = "" if width else wiki.text
+                emit(ImageRef(wiki.target, alt, "", at, width))
             elif in_link or not wiki.target or "a" not in self.features:
                 emit(escape_text(wiki.label))
             elif is_attachment_target(wiki.target):

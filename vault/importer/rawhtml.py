@@ -94,6 +94,8 @@ class RawHtmlMixin:
             "alt": ref.alt[:255],
             "caption": caption[:500],
         }
+        if ref.width:
+            value["width"] = ref.width
         self._emit("image", value, ref.line)
 
     def _local_file(self, src: str, line: int, missing: str) -> Path | None:
@@ -125,6 +127,8 @@ class RawHtmlMixin:
             "alt": ref.alt[:255],
             "caption": caption[:500],
         }
+        if ref.width:
+            value["width"] = ref.width
         self._emit("image", value, ref.line)
 
     # Images in Markdown source -----------------------------------------------

@@ -221,6 +221,7 @@ def build_site(home):
             "image": misc.cover_id,
             "alt": "a [x] *y* $z$ C:\\temp",
             "caption": 'say "hi" \\alpha $I^* \\approx 2$ [x]',
+            "width": 300,
         },
     }
     images = [

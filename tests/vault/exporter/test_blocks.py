@@ -87,6 +87,10 @@ def test_image_block():
     assert block("image", {"image": 4, "alt": "", "caption": ""}, resolver) == (
         "![](<images/roof line.png>)"
     )
+    # A display width: MkDocs' attribute list, as the importer reads it.
+    assert block("image", dict(value, caption="", width=300), resolver) == (
+        '![a [x]](<images/roof line.png>){ width="300" }'
+    )
 
 
 def test_image_block_with_a_missing_image_is_dropped_and_reported():

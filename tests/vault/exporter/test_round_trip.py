@@ -55,6 +55,7 @@ def body_key(body, page_url) -> list:
                 value.get("url") or "",
                 value["alt"],
                 plain(value["caption"]),
+                value.get("width"),
             )
         elif kind == "markdown":
             # Library images by content: the import gives them new ids.
@@ -269,3 +270,18 @@ def test_a_diagram_comes_back_as_a_diagram_through_a_mermaid_fence(home, tmp_pat
     assert [(block.block_type, block.value["source"]) for block in again.body] == [
         ("diagram", source)
     ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("caption", ["", "The SM"])
+def test_an_images_display_width_comes_back(home, tmp_path, caption):
+    image = make_image("fig", "#336699", "fig.png")
+    value = {"image": image.pk, "alt": "fig", "caption": caption, "width": 300}
+    add_post(home, [{"type": "image", "value": value}], title="P", slug="p")
+    export_site(tmp_path / "out")
+    PostPage.objects.get(slug="p").delete()
+    call_command(
+        "import_markdown", str(tmp_path / "out"), stdout=Buffer(), stderr=Buffer()
+    )
+    value = PostPage.objects.get(slug="p").body.raw_data[0]["value"]
+    assert (value["alt"], value["caption"], value["width"]) == ("fig", caption, 300)

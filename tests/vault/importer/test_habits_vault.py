@@ -55,6 +55,7 @@ LOCAL_IMAGES = {
         "vector add.png",
         "warp.png",
         "check errors.png",
+        "grid.png",
     ],
 }
 
@@ -66,6 +67,7 @@ def habits(tmp_path):
     draw(root / "cuda" / "img" / "vector add.png", (40, 20), (200, 60, 60))
     draw(root / "cuda" / "img" / "warp.png", (30, 30), (60, 200, 60))
     draw(root / "cuda" / "img" / "check errors.png", (20, 40), (60, 60, 200))
+    draw(root / "cuda" / "img" / "grid.png", (800, 400), (90, 90, 160))
     excalidraw(root / "cuda" / "img" / "excalidraw-overview.svg")
     pdf(root / "cuda" / "files" / "talk.pdf")
     draw(root / "cuda" / "img" / "avatar.png", (120, 150), (230, 190, 150))
@@ -221,6 +223,27 @@ def test_images_are_where_the_author_put_them(habits, run_import, client):
         or (isinstance(node, str) and "向量化读取" in node)
     ]
     assert getattr(order[0], "name", None) == "img", order
+
+
+def test_an_images_width_is_kept_and_drawn(habits, run_import, client):
+    run = run_import(habits)
+    assert run.error is None, run.out
+    post = PostPage.objects.get(slug="vector-add-optimization-example")
+    html = client.get(post.url).content.decode()
+    grid = next(
+        picture
+        for picture in BeautifulSoup(html, "html.parser").select(".post-body picture")
+        if "grid" in picture.img["src"]
+    )
+    # ![[grid.png|300]]: an 800 px image drawn 300 px wide, 150 high, and
+    # fetched for 300 px rather than the column's 768.
+    assert (grid.img["width"], grid.img["height"]) == ("300", "150")
+    assert {source["sizes"] for source in grid.find_all("source")} == {
+        "min(300px, 100vw)"
+    }
+    widths = [b.value["width"] for b in post.body if b.block_type == "image"]
+    # { width="300px" } on warp.png (30 px: drawn at its own width), then the grid.
+    assert 300 in widths and widths.count(300) == 2, widths
 
 
 def test_the_authors_line_breaks_are_kept(habits, run_import, client):
@@ -450,6 +473,7 @@ def test_export_then_import_into_an_empty_site_gives_the_same_pages(
                 page.title,
                 " ".join(text.split()),
                 len(article.find_all("img")),
+                [img.get("width") for img in article.find_all("img")],
                 len(article.select(".katex")),
                 [diagram.get_text() for diagram in diagrams],
             )

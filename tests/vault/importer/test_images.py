@@ -590,3 +590,56 @@ def test_fetching_later_imports_the_images_of_unchanged_files(
     again = run_import(root, "--fetch-images")
     assert outcomes(again.out)["unchanged"] == (1, 0), again.out
     assert REQUESTS == ["/figs/ok.png"]
+
+
+SIZED = """\
+---
+title: Sized figures
+---
+
+![[roofline.png|300]]
+
+![[roofline.png|300x200]]
+
+![mkdocs](img/ps.png){ width="300" }
+
+![mkdocs px](img/ps.png){ width=300px }
+
+![percent](img/ps.png){ width="50%" }
+
+![plain](img/ps.png)
+
+![remote](https://example.com/a.png){ width="240" }
+
+## A figure in a heading ![[roofline.png|280]]
+"""
+
+
+def test_an_images_width_as_obsidian_and_mkdocs_write_it_is_kept(tmp_path, run_import):
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "sized.md").write_text(SIZED, "utf-8")
+    draw(root / "attachments/roofline.png", (40, 30), colour(1))
+    draw(root / "img/ps.png", (40, 30), colour(2))
+
+    run = run_import(root)
+
+    assert run.error is None, run.out
+    images = [
+        block.value
+        for block in PostPage.objects.get(source_path="sized.md").body
+        if block.block_type == "image"
+    ]
+    # 300x200: the width; the height follows the image's own proportions.
+    # Percent and other units are dropped, as a web page would resize them.
+    assert [(v["alt"], v["width"]) for v in images] == [
+        ("", 300),
+        ("", 300),
+        ("mkdocs", 300),
+        ("mkdocs px", 300),
+        ("percent", None),
+        ("plain", None),
+        ("remote", 240),
+        ("", 280),
+    ]
+    assert "warnings: 0" in run.out
