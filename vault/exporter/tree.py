@@ -58,6 +58,13 @@ class _Node:
     weight: int
 
 
+def _split_name(path: str, fallback: str) -> tuple[str, str]:
+    """Return a stored file's name as (stem, ".ext" or "")."""
+    original = PurePosixPath(path).name or fallback
+    stem, dot, ext = original.rpartition(".")
+    return (stem, f".{ext}") if dot else (original, "")
+
+
 def _claim(taken: set[str], stem: str, suffix: str = "") -> str:
     """Return ``stem + suffix``, numbered if the folder already holds that name.
 
@@ -132,21 +139,15 @@ class _Exporter:
         doc = get_document_model().objects.filter(pk=document_id).first()
         if doc is None:
             return None
-        original = PurePosixPath(doc.file.name).name or f"document-{document_id}"
-        stem, dot, ext = original.rpartition(".")
-        if not dot:
-            stem, ext = original, ""
-        names = self.document_names[directory]
-        name = _claim(names, stem, f".{ext}" if ext else "")
-        relative = f"{ATTACHMENTS_FOLDER}/{name}"
-        target = self.root / directory / ATTACHMENTS_FOLDER / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with doc.file.open("rb") as source, target.open("wb") as out:
-                shutil.copyfileobj(source, out)
-        except OSError as error:
-            target.unlink(missing_ok=True)
-            self.warn(f"{directory / relative}: document file not copied ({error})")
+        stem, suffix = _split_name(doc.file.name, f"document-{document_id}")
+        relative, _ = self._copy_file(
+            doc.file,
+            directory,
+            ATTACHMENTS_FOLDER,
+            self.document_names[directory],
+            (stem, suffix),
+            "document",
+        )
         return relative
 
     def image_src(self, image_id: int, directory: PurePosixPath) -> str | None:
@@ -164,24 +165,47 @@ class _Exporter:
         image = self.images[image_id]
         if image is None:
             return None
-        original = PurePosixPath(image.file.name).name or f"image-{image_id}"
-        stem, dot, ext = original.rpartition(".")
-        if not dot:
-            stem, ext = original, ""
+        stem, suffix = _split_name(image.file.name, f"image-{image_id}")
         stem = _without_storage_suffix(stem, image.title)
-        name = _claim(self.image_names[directory], stem, f".{ext}" if ext else "")
-        relative = f"{IMAGES_FOLDER}/{name}"
-        target = self.root / directory / IMAGES_FOLDER / name
+        relative, copied = self._copy_file(
+            image.file,
+            directory,
+            IMAGES_FOLDER,
+            self.image_names[directory],
+            (stem, suffix),
+            "image",
+        )
+        if copied:
+            self.stats.images += 1
+        return relative
+
+    def _copy_file(
+        self,
+        file,
+        directory: PurePosixPath,
+        folder: str,
+        taken: set[str],
+        wanted: tuple[str, str],
+        kind: str,
+    ) -> tuple[str, bool]:
+        """Copy a media file into ``folder`` beside the Markdown, under a free name.
+
+        ``wanted`` is the (stem, suffix) it would like; ``taken``, the names
+        the folder already gives. Return its path relative to the Markdown, and whether
+        it was copied (a failure is warned of, and the link kept).
+        """
+        name = _claim(taken, *wanted)
+        relative = f"{folder}/{name}"
+        target = self.root / directory / folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with image.file.open("rb") as source, target.open("wb") as out:
+            with file.open("rb") as source, target.open("wb") as out:
                 shutil.copyfileobj(source, out)
         except OSError as error:
             target.unlink(missing_ok=True)
-            self.warn(f"{directory / relative}: image file not copied ({error})")
-            return relative
-        self.stats.images += 1
-        return relative
+            self.warn(f"{directory / relative}: {kind} file not copied ({error})")
+            return relative, False
+        return relative, True
 
     # Writing.
     def aliases(self) -> dict[int, list[str]]:

@@ -2,77 +2,30 @@
 
 from __future__ import annotations
 
-import hashlib
 import html
-import io
 from pathlib import Path
 
-from django.core.files import File
 from wagtail.documents import get_document_model
 
 from .inline import ATTACHMENT_MARKER, AttachmentRef
+from .stored import StoredFiles
 
 
-class DocumentStore:
-    """Wagtail documents by content, created on first use, never duplicated.
-
-    As `images.ImageStore`: documents made inside a file's transaction are
-    forgotten (their files deleted) when it is rolled back; a dry run writes
-    no file.
-    """
+class DocumentStore(StoredFiles):
+    """Wagtail documents by content (see `StoredFiles`)."""
 
     def __init__(self, *, dry_run: bool) -> None:
-        self.model = get_document_model()
-        self.dry_run = dry_run
-        self.by_hash: dict[str, int] = {}
-        self.created = 0
-        self._new: list[tuple[str, str | None]] = []
+        super().__init__(get_document_model(), dry_run=dry_run)
 
     def get(self, path: Path) -> int:
         """Return the pk of the document with ``path``'s content; raise OSError."""
         data = path.read_bytes()
-        digest = hashlib.sha1(data, usedforsecurity=False).hexdigest()  # as Wagtail's
-        if digest in self.by_hash:
-            return self.by_hash[digest]
-        existing = (
-            self.model.objects.filter(file_hash=digest)
-            .order_by("pk")
-            .values_list("pk", flat=True)
-            .first()
-        )
+        digest = self.digest(data)
+        existing = self.existing(digest)
         if existing is not None:
-            self.by_hash[digest] = existing
             return existing
         fields = {"title": path.stem[:255], "file_size": len(data), "file_hash": digest}
-        field = self.model._meta.get_field("file")
-        name = field.generate_filename(self.model(**fields), path.name)
-        if not self.dry_run:
-            name = field.storage.save(
-                name, File(io.BytesIO(data)), max_length=field.max_length
-            )
-        document = self.model(file=name, **fields)
-        try:
-            document.save()
-        except Exception:
-            if not self.dry_run:
-                field.storage.delete(name)
-            raise
-        self._new.append((digest, None if self.dry_run else name))
-        self.by_hash[digest] = document.pk
-        self.created += 1
-        return document.pk
-
-    def commit(self) -> None:
-        self._new.clear()
-
-    def rollback(self) -> None:
-        storage = self.model._meta.get_field("file").storage
-        for digest, name in self._new:
-            self.by_hash.pop(digest, None)
-            self.created -= 1
-            if name:
-                storage.delete(name)
-        self._new.clear()
+        return self.create(data, path.name, fields)
 
 
 def link_attachments(value, attachments: list[AttachmentRef], pks: list[int | None]):
