@@ -310,18 +310,24 @@ class SaveMixin:
             ) from error
         return value
 
-    def _redirects(self, page: Page, source: Source) -> None:
+    def _redirects(
+        self, page: Page, source: Source, kinds: frozenset[str] | None = None
+    ) -> list[str]:
         """Make the page's old URLs (path on the old site, aliases) redirect to it.
 
         Each is stored the way a browser asks for it (`redirect_path`). A path
         the site or another page answers is not taken over: it is skipped with
-        a warning.
+        a warning. ``kinds`` limits them to those kinds of old URL ("old URL",
+        "alias"). Return the paths that now redirect.
         """
         parts = page.get_url_parts()
         own = Redirect.normalise_path(parts[2]) if parts and parts[2] else None
         done = set()
+        redirected = []
         for _, what, path in self._old_urls(source):
             old = redirect_path(path)
+            if kinds is not None and what not in kinds:
+                continue
             if old in done or old in (own, "/") or len(old) > 255:
                 continue
             done.add(old)
@@ -332,6 +338,8 @@ class SaveMixin:
                 )
                 continue
             self._redirect(page, source, old)
+            redirected.append(old)
+        return redirected
 
     def _redirect(self, page: Page, source: Source, old: str) -> None:
         """Make ``old`` redirect to ``page`` permanently."""

@@ -118,22 +118,8 @@ class ThemeMixin:
                 )
                 continue
             ours = redirect_path(tag_index.get_url() or tag_index.url_path)
-            said = []
-            for _, what, path in self._old_urls(source):
-                old = redirect_path(path)
-                if what != "old URL" or old in said:
-                    continue
-                said.append(old)
-                if old == ours:
-                    continue
-                owner = self._path_owner(path, source, tag_index.pk)
-                if owner is not None:
-                    source.warnings.append(
-                        Issue(f"{what} not redirected: {unquote(old)} is {owner}")
-                    )
-                    continue
-                self._redirect(tag_index, source, old)
-            where = ", ".join(f"{unquote(p)}/" for p in said if p != ours)
+            said = self._redirects(tag_index, source, kinds=frozenset({"old URL"}))
+            where = ", ".join(f"{unquote(p)}/" for p in said)
             self.report.notes.append(
                 f"{source.file_rel}: the old theme's tag index ({placeholder}), "
                 f"not imported; the site's own is {unquote(ours)}/"
