@@ -96,6 +96,20 @@ class PageProblems:
         page.on("pageerror", lambda error: self.errors.append(f"exception: {error}"))
         page.on("requestfailed", self.on_request_failed)
         page.on("response", self.on_response)
+        # Loads the page's own navigation cut short (a test going on to the
+        # next page while a fragment was still loading) are not its problems.
+        self.navigations = 0
+        self.started: dict = {}
+        page.on("request", self.on_request)
+        page.on("framenavigated", self.on_navigated)
+
+    def on_request(self, request):
+        if not request.is_navigation_request():
+            self.started[request] = self.navigations
+
+    def on_navigated(self, frame):
+        if frame == self.page.main_frame:
+            self.navigations += 1
 
     def is_document(self, url):
         return url == self.document_url
@@ -119,7 +133,8 @@ class PageProblems:
         # favicon.svg when a test navigates on at once); test_site_has_a_favicon
         # checks that it is served.
         favicon = request.url.rsplit("/", 1)[-1].startswith("favicon.")
-        if favicon and request.failure == "net::ERR_ABORTED":
+        aborted = request.failure == "net::ERR_ABORTED"
+        if aborted and (favicon or self.started.get(request, -1) < self.navigations):
             return
         self.errors.append(f"failed: {request.url} ({request.failure})")
 
