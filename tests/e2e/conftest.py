@@ -101,15 +101,13 @@ class PageProblems:
         self.navigations = 0
         self.started: dict = {}
         page.on("request", self.on_request)
-        page.on("framenavigated", self.on_navigated)
 
     def on_request(self, request):
-        if not request.is_navigation_request():
-            self.started[request] = self.navigations
-
-    def on_navigated(self, frame):
-        if frame == self.page.main_frame:
+        # A navigation starts before the loads it cuts short fail.
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
             self.navigations += 1
+        else:
+            self.started[request] = self.navigations
 
     def is_document(self, url):
         return url == self.document_url
