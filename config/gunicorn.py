@@ -25,7 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from config.logs import JSON_FORMATTER
+from config.settings.logs import JSON_FORMATTER
 
 bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))

@@ -4,9 +4,8 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.logs import JSON_FORMATTER
-
 from .base import *  # noqa: F403
+from .logs import JSON_FORMATTER
 
 
 def required(name: str) -> str:
