@@ -38,7 +38,7 @@ def after_the_editor(task):
     it; a worker that starts typesetting a long post at that moment takes a
     core from the web process serving that page and from the editor's
     browser, where they share a machine (docs/performance.md). Readers in
-    between get what the render budget gives (config/budget.py). A backend that cannot defer (the
+    between get what the render budget gives (serving/budget.py). A backend that cannot defer (the
     immediate one, in tests) runs it as it is queued.
     """
     delay = settings.EDITOR_WORK_DELAY_SECONDS

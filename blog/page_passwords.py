@@ -6,7 +6,7 @@ and marks the restriction passed: every page under it opens. This view wraps
 it with the same limit as admin logins (django-axes, settings ``AXES_*``):
 each wrong password counts as a failed login of the username
 ``page-password:<restriction id>`` from the reader's address
-(``config.addresses``), so after ``AXES_FAILURE_LIMIT`` failures that address
+(``serving.addresses``), so after ``AXES_FAILURE_LIMIT`` failures that address
 may not try that restriction again for ``AXES_COOLOFF_TIME`` (the right
 password included), whichever of its pages the URL names: it gets the form
 back with a message and status 429. A URL whose page is not live or is not
@@ -26,7 +26,7 @@ from wagtail.forms import PasswordViewRestrictionForm
 from wagtail.models import Page, PageViewRestriction
 from wagtail.views import authenticate_with_password as wagtail_authenticate
 
-from config.addresses import reader_address
+from serving.addresses import reader_address
 
 LOCKED_MESSAGE = "这个页面的密码输错次数过多，请在 {minutes} 分钟后再试。"
 

@@ -1,6 +1,6 @@
 """Render what readers will ask for before they come, on the task workers.
 
-A reader's request renders only what its budget allows (``config/budget.py``);
+A reader's request renders only what its budget allows (``serving/budget.py``);
 the rest is made here, by tasks a worker runs (``manage.py db_worker``;
 ``background/``): a page's body (math, code, headings, and the renditions of
 its images) and a post's feed entry, kept in the render cache, and every

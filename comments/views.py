@@ -4,7 +4,7 @@ The post page is kept in the page cache, the same copy for every reader, so
 its comment form carries no per-reader CSRF token and the view that takes it
 is exempt from Django's CSRF check. What guards it instead: the form's
 security hash over the post and a timestamp (django-contrib-comments), the
-honeypot field, a limit per reader's address (``config.addresses``), session
+honeypot field, a limit per reader's address (``serving.addresses``), session
 cookies that browsers do not send on cross-site POSTs (SameSite=Lax), and a
 comment never acting for a logged-in user: it is anonymous and held until a
 moderator approves it.
@@ -31,7 +31,7 @@ from django_comments_xtd.models import XtdComment, max_thread_level_for_content_
 from blog.models import PostPage, may_see
 from comments.forms import PostCommentForm
 from comments.threads import PUBLISHED, SPAM, comments_on
-from config.addresses import is_trusted_proxy, reader_address
+from serving.addresses import is_trusted_proxy, reader_address
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ Each value can be changed from the environment, as a platform sets them:
 - ``FORWARDED_ALLOW_IPS``: the proxies whose ``X-Forwarded-Proto`` is
   believed (the TLS proxy in front; 127.0.0.1 by default); Django reads the
   same variable for whose ``X-Forwarded-For`` names the reader
-  (config/addresses.py). No header sets ``SCRIPT_NAME`` or ``PATH_INFO``;
+  (serving/addresses.py). No header sets ``SCRIPT_NAME`` or ``PATH_INFO``;
 - ``WARM_ON_START``: ``0`` not to start ``manage.py warm_cache`` beside the
   workers when the server is ready (it renders what an empty cache lacks,
   niced as the task workers are, ``TASK_WORKER_NICENESS``; blog/warming.py).
@@ -25,7 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from config.logs import JSON_FORMATTER
+from config.settings.logs import JSON_FORMATTER
 
 bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))

@@ -8,7 +8,6 @@ from django.http import HttpResponse
 from django.utils.cache import cc_delim_re, get_conditional_response
 from django.utils.http import http_date, parse_http_date_safe
 
-from config.compression import accepted_encoding
 from pagecache.cache import (
     current_tokens,
     digest,
@@ -22,6 +21,7 @@ from pagecache.cache import (
 )
 from pagecache.query import declared, is_as_declared, normalised_query
 from pagecache.sites import find_site
+from serving.compression import accepted_encoding
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ class PageCacheMiddleware:
                     if response.has_header(name)
                 },
                 # What a page adds to or replaces in the Content-Security-Policy
-                # (a figure's document: config/security.py), which the
+                # (a figure's document: serving/security.py), which the
                 # middleware above this one sends.
                 "csp_update": getattr(response, "_csp_update", None),
                 "csp_replace": getattr(response, "_csp_replace", None),

@@ -82,7 +82,7 @@ STEADY_RPS = 120
 STEADY_P50_MS = 120
 STEADY_HIT_RATE = 90
 # Display formulas in the soak's long post, typeset only as time allows once
-# the caches are emptied (config/budget.py).
+# the caches are emptied (serving/budget.py).
 LONG_POST_FORMULAS = 3000
 # Pages whose first answer from empty caches is reported whatever it took.
 COLD_PAGES = ("/", "/feed/", "/cuda/soak-long/", "/search/?q=GPU")

@@ -7,12 +7,15 @@ function is still a dependency, only one that Python resolves later.
 The layers, from the bottom:
 
     rendering             pure library: no other first-party package, no models
-    config                wiring; only settings, urls and wsgi see the apps
-    pagecache, search,    infrastructure: rendering and config only
+    serving               the middleware around every view: rendering only
+    pagecache, search,    infrastructure: rendering and serving only
     background
     blog                  the content; series holds only its old migrations
     vault                 Markdown in and out: the content and below
     comments              readers' comments on posts: the content and below
+    config                configuration: its settings, urls and wsgi name the
+                          apps; no app imports config (settings name the apps'
+                          modules by dotted string)
     scripts, tests        tools; scripts never import tests, nothing does
 """
 
@@ -30,13 +33,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # Folders of modules without an __init__.py, run as scripts or imported by name.
 NAMESPACES = ("scripts",)
 
-LIBRARIES = {"rendering", "config"}
+LIBRARIES = {"rendering", "serving"}
 INFRASTRUCTURE = LIBRARIES | {"pagecache", "search", "background"}
 APPS = INFRASTRUCTURE | {"series", "blog", "vault", "comments"}
-# The first-party packages each package may import (besides itself).
+# The first-party packages each package may import (besides itself). No app
+# imports config: it sits above them all, and only tools reach into it.
 ALLOWED = {
     "rendering": set(),
-    "config": {"rendering"},
+    "serving": {"rendering"},
     "pagecache": LIBRARIES,
     "search": LIBRARIES,
     "background": LIBRARIES,
@@ -44,10 +48,11 @@ ALLOWED = {
     "blog": INFRASTRUCTURE,
     "vault": INFRASTRUCTURE | {"blog"},
     "comments": INFRASTRUCTURE | {"blog"},
-    "scripts": APPS,
-    "tests": APPS | {"scripts"},
+    "config": set(),
+    "scripts": APPS | {"config"},
+    "tests": APPS | {"config", "scripts"},
 }
-# config's wiring names the apps; its middleware, cache and the rest may not.
+# config's wiring names the apps; its cache and database backends may not.
 WIRING = ("config.settings", "config.urls", "config.wsgi")
 # A pure library renders text: it touches no database, model or app registry.
 MODEL_LAYERS = ("django.db", "django.apps", "django.contrib", "wagtail", "taggit")
@@ -348,13 +353,15 @@ TIDY = {
     "rendering/__init__.py": "",
     "rendering/math.py": "import re\nfrom .cache import memoize\n",
     "rendering/cache.py": "def memoize(f):\n    return f\n",
+    "serving/__init__.py": "",
+    "serving/security.py": "from rendering.math import memoize\n",
     "config/__init__.py": "",
-    "config/security.py": "from rendering.math import memoize\n",
+    "config/cache.py": "import logging\n",
     "config/urls.py": "from blog import views\nfrom search.engine import query\n",
     "config/settings/__init__.py": "",
     "config/settings/base.py": "import vault\n",
     "search/__init__.py": "",
-    "search/engine.py": "from config import security\n\ndef query(qs):\n    return qs\n",
+    "search/engine.py": "from serving import security\n\ndef query(qs):\n    return qs\n",
     "pagecache/__init__.py": "from rendering import math\n",
     "blog/__init__.py": "",
     "blog/models.py": "from django.db import models\nfrom search.engine import query\n",
@@ -362,7 +369,9 @@ TIDY = {
     "blog/feeds.py": "def entries():\n    from blog.models import PostPage\n",
     "vault/__init__.py": "",
     "blog/templatetags/__init__.py": "",
-    "blog/templatetags/tags.py": "from ..models import PostPage\nfrom .. import views\n",
+    "blog/templatetags/tags.py": (
+        "from ..models import PostPage\nfrom .. import views\nfrom serving import security\n"
+    ),
     "vault/importer.py": "from blog.models import PostPage\nfrom . import exporter\n",
     "vault/exporter.py": "from blog import feeds\n",
     "scripts/bench.py": "from scripts.bench.load import wrk\n",
@@ -433,16 +442,37 @@ TIDY = {
             ],
         ),
         (
-            {"config/security.py": "import blog.views\n"},
+            {"serving/security.py": "import blog.views\n"},
             [
-                "cycle: blog.models -> search.engine -> config.security -> blog.views"
+                "cycle: blog.models -> search.engine -> serving.security -> blog.views"
                 " -> blog.models  "
                 "[blog.models:2 imports search.engine (at module level); "
-                "search.engine:1 imports config.security (at module level); "
-                "config.security:1 imports blog.views (at module level); "
+                "search.engine:1 imports serving.security (at module level); "
+                "serving.security:1 imports blog.views (at module level); "
                 "blog.views:1 imports blog.models (at module level)]",
-                "against the layers: config.security:1 imports blog.views "
+                "against the layers: serving.security:1 imports blog.views "
                 "(at module level)",
+            ],
+        ),
+        (
+            {"serving/security.py": "def policy():\n    from config import cache\n"},
+            [
+                "against the layers: serving.security:2 imports config.cache "
+                "(in a function)"
+            ],
+        ),
+        (
+            {"blog/feeds.py": "from config.settings import base\n"},
+            [
+                "against the layers: blog.feeds:1 imports config.settings.base "
+                "(at module level)"
+            ],
+        ),
+        (
+            {"config/cache.py": "from serving import security\n"},
+            [
+                "against the layers: config.cache:1 imports serving.security "
+                "(at module level)"
             ],
         ),
         (
@@ -487,6 +517,9 @@ TIDY = {
         "rendering-uses-models",
         "rendering-imports-first-party",
         "middleware-imports-content",
+        "middleware-imports-config",
+        "content-imports-config",
+        "backend-imports-an-app",
         "content-imports-vault",
         "infrastructure-imports-sibling",
         "scripts-import-tests",

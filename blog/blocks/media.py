@@ -152,7 +152,7 @@ class HtmlFigureBlock(InlineMathFieldsMixin, blocks.StructBlock):
         context = super().get_context(value, parent_context=parent_context)
         parent = parent_context or {}
         # A live page's figure is a document at its own URL, under its own
-        # policy (config/security.py); a preview's is inline (srcdoc).
+        # policy (serving/security.py); a preview's is inline (srcdoc).
         figures_at, block_id = parent.get("figures_at"), parent.get("block_id")
         if figures_at and block_id:
             context["figure_src"] = f"{figures_at}{block_id}/"
@@ -174,7 +174,7 @@ class HtmlFigureBlock(InlineMathFieldsMixin, blocks.StructBlock):
 # Appended to a live figure's document: tells the page around it the height of
 # its content, at load, on each change and when asked, so the frame takes that
 # height (static/js/figures.js). Part of the document, so its policy allows it
-# by hash like the figure's own scripts (config/security.py).
+# by hash like the figure's own scripts (serving/security.py).
 FIGURE_SIZE_SCRIPT = (
     "<script>(function () {"
     " function send() {"

@@ -21,12 +21,12 @@ from blog.blocks import (
     math_output,
 )
 from blog.text import body_pieces, snippet_passages
-from config.security import allow_figure_scripts, figure_policy, figure_script_sources
 from pagecache.cache import kept, kept_many, page_tokens, pages_tokens, site_paths
 from rendering import DIAGRAM_CLASS, budget, render_inline_text
 from rendering.cache import batch, make_key
 from rendering.feed import absolutize_urls, as_character_data
 from rendering.math import prefetch_math
+from serving.security import allow_figure_scripts, figure_policy, figure_script_sources
 
 # A rendered body is dropped with its page's cache tokens; the rest expire.
 BODY_CACHE_SECONDS = 7 * 24 * 3600
@@ -53,7 +53,7 @@ def _place_body(response):
     """Put the rendered body's bytes where the post template left its mark.
 
     And, in a preview, let the scripts of its inline figures run
-    (config/security.py); a live page's figures have URLs of their own.
+    (serving/security.py); a live page's figures have URLs of their own.
     """
     before, mark, after = response.content.partition(_BODY_MARK_BYTES)
     if mark:

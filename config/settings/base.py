@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "pagecache",
     "comments",
     "background",
+    "serving",
     "django_tasks_db",
     "django_comments_xtd",
     "django_comments",
@@ -67,38 +68,38 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Content-Security-Policy (CONTENT_SECURITY_POLICY below; config/security.py)
+    # Content-Security-Policy (CONTENT_SECURITY_POLICY below; serving/security.py)
     # and Permissions-Policy on every response, cached pages and files too.
-    "config.security.SitePolicyMiddleware",
+    "serving.security.SitePolicyMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     # /healthz, before anything that needs the database or a known host.
-    "config.health.HealthCheckMiddleware",
+    "serving.health.HealthCheckMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Uploads from MEDIA_ROOT when they are on this machine's disk, not object
-    # storage (config/media.py).
-    "config.media.MediaFilesMiddleware",
+    # storage (serving/media.py).
+    "serving.media.MediaFilesMiddleware",
     # Anonymous readers get pages from the page cache (pagecache/cache.py) before
     # anything below runs; on a miss it stores what compression and ConditionalGet
     # made.
     "pagecache.middleware.PageCacheMiddleware",
     # A public page renders afresh for at most RENDER_BUDGET_SECONDS; past it,
     # formulas and code show their source, and the page is not cached
-    # (config/budget.py).
-    "config.budget.RenderBudgetMiddleware",
+    # (serving/budget.py).
+    "serving.budget.RenderBudgetMiddleware",
     # 304 to a client whose copy is still current, by the tag compression gave.
     "django.middleware.http.ConditionalGetMiddleware",
     # Brotli for public pages, Django's gzip for the rest, and an ETag on each
-    # (config/compression.py).
-    "config.compression.CompressionMiddleware",
-    # The admin's own inline scripts, allowed by hash (config/security.py).
-    "config.security.AdminInlineScriptsMiddleware",
+    # (serving/compression.py).
+    "serving.compression.CompressionMiddleware",
+    # The admin's own inline scripts, allowed by hash (serving/security.py).
+    "serving.security.AdminInlineScriptsMiddleware",
     # Wagtail's autosave refusals (a form not valid yet) as 200, not a console
-    # error per keystroke; its script reads the JSON body (config/autosave.py).
-    "config.autosave.AutosaveRefusalMiddleware",
+    # error per keystroke; its script reads the JSON body (serving/autosave.py).
+    "serving.autosave.AutosaveRefusalMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Public pages in LANGUAGE_CODE whatever Accept-Language says, so the page
-    # cache needs no copy per language; the admin follows it (config/locale.py).
-    "config.locale.PublicLocaleMiddleware",
+    # cache needs no copy per language; the admin follows it (serving/locale.py).
+    "serving.locale.PublicLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     # The request's Wagtail site, kept between requests (pagecache/sites.py); below
     # CommonMiddleware, which turns away hosts not in ALLOWED_HOSTS.
@@ -138,14 +139,14 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "login_locked.html"
 # The reader's address, for logins, page passwords and comments alike: the
 # peer's, or behind one of these proxies what X-Forwarded-For says it
-# forwarded (config/addresses.py). The same variable tells gunicorn whose
+# forwarded (serving/addresses.py). The same variable tells gunicorn whose
 # X-Forwarded-Proto to believe (config/gunicorn.py). Addresses or networks,
 # comma-separated; empty here: no header a client sends is believed.
 TRUSTED_PROXIES = env_list("FORWARDED_ALLOW_IPS")
-AXES_CLIENT_IP_CALLABLE = "config.addresses.reader_address"
+AXES_CLIENT_IP_CALLABLE = "serving.addresses.reader_address"
 
 # Scripts only from this site's files: no page has an inline script, and a
-# post's sandboxed figures get their scripts' hashes added (config/security.py).
+# post's sandboxed figures get their scripts' hashes added (serving/security.py).
 # Styles may be inline: KaTeX and Pygments position and colour with them.
 # Images, video and embedded frames may come from elsewhere over HTTPS (media
 # on object storage, an author's video embed). No site may frame a page.
@@ -379,6 +380,7 @@ RELEASE_SOURCE_FOLDERS = [
     "rendering",
     "pagecache",
     "search",
+    "serving",
     "config",
     "templates",
     "static",
@@ -399,7 +401,7 @@ PAGE_CACHE_PURGE_CHECK_SECONDS = float(
 )
 # The seconds of fresh rendering (KaTeX, Pygments) a reader's request may do
 # when the render cache lacks a page's parts: past it, what is left shows its
-# source, and the page is not cached until it is whole (config/budget.py).
+# source, and the page is not cached until it is whole (serving/budget.py).
 # Well under the worker's timeout (GUNICORN_TIMEOUT); 0 lifts the bound.
 RENDER_BUDGET_SECONDS = float(os.environ.get("RENDER_BUDGET_SECONDS", "5"))
 # Bounds on one formula (rendering/math.py): the bytes of KaTeX's output and
@@ -483,7 +485,7 @@ WAGTAILIMAGES_FORMAT_CONVERSIONS = {"bmp": "png", "gif": "gif"}
 # Uploads: checked by content as well as by name. An SVG may carry scripts and
 # Wagtail does not sanitise it: pages show it only as <img> (where no script
 # runs), never rasterised (blog/templatetags/picture_tags.py), and /media/
-# sends it as an attachment under a policy that runs nothing (config/media.py).
+# sends it as an attachment under a policy that runs nothing (serving/media.py).
 WAGTAILIMAGES_EXTENSIONS = ["avif", "gif", "jpg", "jpeg", "png", "svg", "webp"]
 WAGTAILIMAGES_MAX_UPLOAD_SIZE = int(
     os.environ.get("MAX_IMAGE_UPLOAD_BYTES", str(10 * 1024 * 1024))

@@ -4,9 +4,8 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.logs import JSON_FORMATTER
-
 from .base import *  # noqa: F403
+from .logs import JSON_FORMATTER
 
 
 def required(name: str) -> str:
@@ -37,7 +36,7 @@ CSRF_TRUSTED_ORIGINS = [
 # The proxy in front, on this machine unless told otherwise: gunicorn listens
 # on loopback by default (config/gunicorn.py) and believes its X-Forwarded-Proto
 # (the request's scheme, so no SECURE_PROXY_SSL_HEADER: Django would believe it
-# from anyone); its X-Forwarded-For names the reader (config/addresses.py).
+# from anyone); its X-Forwarded-For names the reader (serving/addresses.py).
 TRUSTED_PROXIES = env_list("FORWARDED_ALLOW_IPS", "127.0.0.1")  # noqa: F405
 SECURE_SSL_REDIRECT = os.environ.get("SECURE_SSL_REDIRECT", "true").lower() == "true"
 # A load balancer probes each server directly, over plain HTTP.

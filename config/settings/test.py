@@ -22,7 +22,7 @@ LISTING_CACHE_SECONDS = 0
 # would vary. Tests of the purges that outlive a process set a number.
 PAGE_CACHE_PURGE_CHECK_SECONDS = None
 # Off, so a slow test machine never shows a formula as source; the tests of
-# the budget set one (tests/config/test_budget.py).
+# the budget set one (tests/blog/test_cold_start.py).
 RENDER_BUDGET_SECONDS = 0
 # Each task runs as it is queued, once its transaction commits: a test sees
 # its work done. The tests of the queue itself use the database backend.

@@ -31,5 +31,5 @@ STATIC_ROOT = DEMO_SERVER_DIR / "static"
 for alias, folder in (("default", "pages"), ("renders", "renders")):
     if CACHES[alias]["BACKEND"] == "config.cache.DiskCache":  # noqa: F405
         CACHES[alias]["LOCATION"] = str(DEMO_SERVER_DIR / folder)  # noqa: F405
-# Served by the site itself (config/media.py), as under `make serve`.
+# Served by the site itself (serving/media.py), as under `make serve`.
 MEDIA_ROOT = DEMO_SERVER_DIR / "media"

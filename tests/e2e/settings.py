@@ -34,5 +34,5 @@ STORAGES = {
     **STORAGES,
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
 }
-# Served by the site itself (config/media.py), as under `make serve`.
+# Served by the site itself (serving/media.py), as under `make serve`.
 MEDIA_ROOT = DEMO_SERVER_DIR / "media"

@@ -1,7 +1,7 @@
 """The Wagtail admin under the site's Content-Security-Policy, in a real Chromium.
 
 The login page keeps the site's policy; behind it, the inline scripts Wagtail
-writes into each page are allowed by their hashes (config/security.py), and
+writes into each page are allowed by their hashes (serving/security.py), and
 nothing the editor needs is blocked.
 """
 

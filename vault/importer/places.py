@@ -22,7 +22,7 @@ from wagtail.contrib.routable_page.models import RoutablePageMixin
 from wagtail.models import Page, Site
 
 from blog.models import PostPage, SeriesPage
-from config.health import HealthCheckMiddleware
+from serving.health import HealthCheckMiddleware
 
 from .links import POST, SERIES, PageKey, alias_paths, old_paths
 from .records import Source

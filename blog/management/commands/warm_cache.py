@@ -3,7 +3,7 @@
 Run it after a deploy to an empty cache or a flush of Redis; gunicorn starts
 it beside its workers (config/gunicorn.py). Readers are served meanwhile:
 a page whose parts are not rendered yet shows them as source for a while
-(config/budget.py).
+(serving/budget.py).
 """
 
 import sys

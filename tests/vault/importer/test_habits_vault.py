@@ -502,7 +502,7 @@ def test_export_then_import_into_an_empty_site_gives_the_same_pages(
 
 @pytest.fixture
 def media_on_disk(tmp_path, settings):
-    """Media on the file system, served by config/media.py as production serves it."""
+    """Media on the file system, served by serving/media.py as production serves it."""
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.STORAGES = {
         **settings.STORAGES,

@@ -1,6 +1,7 @@
 """One JSON object per log line: the formatter Django and gunicorn both use.
 
-``time`` is ISO 8601 in UTC, whatever the time zone the site shows.
+``time`` is ISO 8601 in UTC, whatever the time zone the site shows. Not a
+settings module of its own: ``production`` and ``config/gunicorn.py`` read it.
 """
 
 JSON_FORMATTER = {

@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import RequestFactory
 
-from config.addresses import is_trusted_proxy, reader_address
+from serving.addresses import is_trusted_proxy, reader_address
 
 READER = "203.0.113.7"
 

@@ -1,4 +1,4 @@
-"""Uploaded media served from MEDIA_ROOT without a proxy (config/media.py).
+"""Uploaded media served from MEDIA_ROOT without a proxy (serving/media.py).
 
 The settings are production's where it matters: DEBUG off, media on the file
 system (the test settings keep it in memory), so what a reader of `make serve`

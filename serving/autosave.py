@@ -12,7 +12,7 @@ status, so the refusals it handles itself are sent as 200.
 
 import json
 
-from config.security import ADMIN_PREFIXES
+from serving.security import ADMIN_PREFIXES
 
 # The refusals Wagtail's autosave shows to the editor (its ServerErrorCode).
 HANDLED_REFUSALS = frozenset({"validation_error", "locked", "invalid_revision"})

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.deprecation import MiddlewareMixin
 
-from config.security import ADMIN_PREFIXES
+from serving.security import ADMIN_PREFIXES
 
 
 class PublicLocaleMiddleware(MiddlewareMixin):

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from blog.blocks import FIGURE_SIZE_SCRIPT
-from config.security import inline_script_sources
+from serving.security import inline_script_sources
 from tests.blog.admin.editing import form_data
 from tests.factories import PostPageFactory
 
@@ -136,7 +136,7 @@ def test_a_cached_figure_keeps_its_policy(client, figure_post, settings):
 
 
 def test_carriage_returns_are_hashed_as_the_browser_reads_them(home):
-    from config.security import figure_script_sources
+    from serving.security import figure_script_sources
 
     html = '<iframe sandbox="allow-scripts" srcdoc="&lt;script&gt;a()\r\nb()\r&lt;/script&gt;">'
     assert figure_script_sources(html) == [sha256_source("a()\nb()\n")]

@@ -12,8 +12,8 @@ keeps it: the next request shows what has been rendered since.
 from django.conf import settings
 from django.utils.cache import patch_cache_control
 
-from config.security import ADMIN_PREFIXES
 from rendering import budget
+from serving.security import ADMIN_PREFIXES
 
 
 class RenderBudgetMiddleware:
