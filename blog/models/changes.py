@@ -37,6 +37,7 @@ from django.urls import reverse
 from wagtail.models import Page, ReferenceIndex, Site
 
 from blog.blocks.note import MAX_DEPTH as NOTE_MAX_DEPTH
+from blog.context.post_end import section_window
 from blog.models.base import SeriesOrdering
 from blog.paths import (
     archive_paths,
@@ -205,7 +206,7 @@ def listed_paths(post, ancestors, tags, linked) -> set[str]:
         paths |= paths_of(parent.get_children().live().only("url_path"))
     # The posts whose end shows this one: its section's nearest (previous,
     # next, or related by section) and those sharing a tag (related).
-    before, after = post.section_window()
+    before, after = section_window(post)
     paths |= paths_of([*before, *after])
     paths |= paths_of(type(post).posts_sharing_tags(tags))
     # The pages it links to and those that link to it: their backlinks and

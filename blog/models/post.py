@@ -1,48 +1,42 @@
-"""Posts and their tags."""
+"""Posts and their tags.
+
+What a post's page shows beside the post (its navigation, links and end) is
+assembled in ``blog.context``.
+"""
 
 import datetime
-import itertools
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Count, OuterRef, Q, Subquery
-from django.db.models.functions import MD5, Cast, Length, Substr
+from django.db.models import OuterRef, Q, Subquery
+from django.db.models.functions import MD5, Cast
 from django.urls import reverse
-from django.utils.functional import cached_property
 from modelcluster.contrib.taggit import ClusterTaggableManager
 from modelcluster.fields import ParentalKey
 from taggit.models import TaggedItemBase
 from wagtail.admin.panels import FieldPanel, MultiFieldPanel
 from wagtail.fields import StreamField
-from wagtail.models import (
-    Page,
-    PageManager,
-    PageViewRestriction,
-    ReferenceIndex,
-    Revision,
-)
+from wagtail.models import Page, PageManager, ReferenceIndex, Revision
 from wagtail.query import PageQuerySet
 from wagtail.search import index
 
 from blog.blocks import PostBodyBlock
+from blog.context.post import post_page_context
 from blog.forms import PostPageForm
-from blog.graph import layout as graph_layout
 from blog.models.base import (
     LINK_COLUMNS,
     ImportedFrom,
     OneQueryViewRestrictions,
-    SeriesOrdering,
     readable,
-    site_has_view_restrictions,
 )
 from blog.models.body import RenderedBody
 from blog.models.changes import purge_paths_of_post, shown_state, tags_netted
 from blog.models.plain_rows import RowsLoadedPlainly
 from blog.models.preview import Previewable
 from blog.text import body_text
-from pagecache.cache import remember, remember_at
+from pagecache.cache import remember_at
 from pagecache.purge import as_page_ids
 from search import query as search_query
 from search.tokens import index_text
@@ -84,11 +78,6 @@ class PostTag(TaggedItemBase):
 
 # How many posts 最近更新 beside every page lists (blog.explorer).
 RECENT_COUNT = 6
-
-# How many related posts a post's end lists, and how many of its section's
-# nearest posts on each side it reads for them and for previous/next.
-RELATED_COUNT = 4
-SECTION_WINDOW = RELATED_COUNT + 1
 
 # Newest first, and the same order in the columns of PostTag's index, which a
 # query of one tag's posts reads in order (PostTag.date).
@@ -384,156 +373,6 @@ class PostPage(
             tags = list(self.tags.all())
         return sorted(tags, key=lambda tag: tag.name.lower())
 
-    def shown_tags(self, request):
-        """Return the tags a reader sees on this post, kept until it is purged.
-
-        Retagging a post is a publish, and renaming a tag purges every page;
-        both purge this. A preview shows the tags of the form, held in memory.
-        """
-        if getattr(request, "is_preview", False):
-            return self.tag_list
-        return remember(self.url_path, "tag-list", lambda: self.tag_list)
-
-    @cached_property
-    def navigation(self):
-        """Return the breadcrumbs and the series' previous/next, kept until purged.
-
-        What changes them (an ancestor renamed, a post of the series published,
-        moved or unpublished) purges this page too (``pagecache.purge``).
-        """
-        return remember(self.url_path, "navigation", self.find_navigation)
-
-    def find_navigation(self):
-        """Return the breadcrumbs and the series' previous/next, from one query.
-
-        One query fetches the live ancestors below the home page (the
-        breadcrumbs) and, when the parent is a series read in explorer order,
-        the live posts beside this one; a second, on a site with private
-        pages, the restrictions that hide some of them.
-        Sections (ordered newest first) get no previous/next: their posts are
-        not meant to be read in sequence.
-        """
-        steplen = self.steplen
-        parent_path = self.path[:-steplen]
-        ancestor_paths = [
-            self.path[:end] for end in range(3 * steplen, len(self.path), steplen)
-        ]
-        in_series = models.Exists(
-            Page.objects.filter(
-                path=parent_path, seriespage__ordering=SeriesOrdering.EXPLORER
-            )
-        )
-        siblings = Q(
-            in_series,
-            path__startswith=parent_path,
-            depth=self.depth,
-            content_type=ContentType.objects.get_for_model(PostPage),
-        )
-        rows = list(
-            Page.objects.live()
-            .filter(Q(path__in=ancestor_paths) | siblings | Q(pk=self.pk))
-            .only(*LINK_COLUMNS)
-            .order_by("path")
-        )
-        crumbs = [row for row in rows if row.path in ancestor_paths]
-        posts = [row for row in rows if row.depth == self.depth]
-        if site_has_view_restrictions():
-            # A neighbour behind a restriction this post is not behind is left
-            # out: its title is not this post's readers' to see.
-            private = [
-                path
-                for path in PageViewRestriction.objects.values_list(
-                    "page__path", flat=True
-                )
-                if not self.path.startswith(path)
-            ]
-            posts = [row for row in posts if not row.path.startswith(tuple(private))]
-        parent = crumbs[-1] if crumbs and crumbs[-1].path == parent_path else None
-        nav = {"breadcrumbs": crumbs, "series": None}
-        # A draft seen in preview is not among the live posts: no position.
-        position = next((i for i, row in enumerate(posts) if row.pk == self.pk), None)
-        if parent is not None and position is not None and len(posts) > 1:
-            nav["series"] = {
-                "page": parent,
-                "position": position + 1,
-                "count": len(posts),
-                "previous": posts[position - 1] if position > 0 else None,
-                "next": posts[position + 1] if position + 1 < len(posts) else None,
-            }
-        return nav
-
-    def siblings(self, posts=None):
-        """Return ``posts`` (the public live ones) beside this one in its parent."""
-        posts = PostPage.objects.visible() if posts is None else posts
-        parent_path = self.path[: -self.steplen]
-        return posts.filter(path__startswith=parent_path, depth=self.depth).exclude(
-            pk=self.pk
-        )
-
-    def in_reading_order(self) -> bool:
-        """Return whether this post's parent is a series read in explorer order."""
-        return Page.objects.filter(
-            path=self.path[: -self.steplen],
-            seriespage__ordering=SeriesOrdering.EXPLORER,
-        ).exists()
-
-    def _window(self, siblings, reading_order: bool, size: int):
-        """Return a filter of the ``size`` siblings nearest on each side, and a sort key.
-
-        In explorer order in a series, by date elsewhere (before is older).
-        """
-        if reading_order:
-            before = siblings.filter(path__lt=self.path).order_by("-path")
-            after = siblings.filter(path__gt=self.path).order_by("path")
-
-            def key(page):
-                return page.path
-        else:
-            before = siblings.filter(
-                Q(date__lt=self.date) | Q(date=self.date, pk__lt=self.pk)
-            ).order_by("-date", "-pk")
-            after = siblings.filter(
-                Q(date__gt=self.date) | Q(date=self.date, pk__gt=self.pk)
-            ).order_by("date", "pk")
-
-            def key(page):
-                return (page.date, page.pk)
-
-        nearest = Q(pk__in=before.values("pk")[:size]) | Q(
-            pk__in=after.values("pk")[:size]
-        )
-        return nearest, key
-
-    def _split(self, rows, key, size: int):
-        """Return the ``size`` siblings among ``rows`` nearest before and after."""
-        parent_path = self.path[: -self.steplen]
-        mine = key(self)
-        beside = sorted(
-            (
-                row
-                for row in rows
-                if row.depth == self.depth and row.path.startswith(parent_path)
-            ),
-            key=key,
-        )
-        before = [row for row in reversed(beside) if key(row) < mine]
-        after = [row for row in beside if key(row) > mine]
-        return before[:size], after[:size]
-
-    def section_window(self, size: int = SECTION_WINDOW):
-        """Return the ``size`` posts of the parent nearest before and after this one.
-
-        Nearest first on each side; the first of each is the previous and the
-        next post. Whether this post is live does not matter, so after an
-        unpublish the window is still the posts whose end showed it.
-        """
-        # Private posts too: purging their paths does no harm, and spares
-        # asking which posts are private.
-        siblings = self.siblings(PostPage.objects.live())
-        nearest, key = self._window(siblings, self.in_reading_order(), size)
-        rows = siblings.filter(nearest).only(*LINK_COLUMNS, "date")
-        return self._split(rows, key, size)
-
     @staticmethod
     def posts_sharing_tags(tags):
         """Return the live posts with any of ``tags``, as their paths (for purges)."""
@@ -544,152 +383,8 @@ class PostPage(
             .only("url_path")
         )
 
-    def find_post_end(self):
-        """Return the previous and next posts and the related ones, in one query.
-
-        In a series, previous/next are the series' (``find_navigation``);
-        elsewhere, the section's posts beside this one by date. Related posts
-        share most tags with this one (then newest first), and are filled up
-        with the section's posts nearest to it; previous and next are not
-        repeated among them.
-        """
-        if self.pk is None or self.date is None:
-            # The preview of a post not saved yet, or not dated: nothing to
-            # place it among.
-            return {"previous": None, "next": None, "related": []}
-        series = self.navigation["series"]
-        posts = PostPage.objects.visible()
-        # A post alone in its series has no neighbours in any order.
-        nearest, key = self._window(
-            self.siblings(posts), series is not None, SECTION_WINDOW
-        )
-        tags = PostTag.objects.filter(content_object_id=self.pk).values("tag_id")
-        # Previous and next may be among the best ranked: two more to spare.
-        ranked = (
-            posts.filter(tagged_items__tag_id__in=tags)
-            .exclude(pk=self.pk)
-            .annotate(shared=Count("tagged_items"))
-            .order_by("-shared", "-date", "-pk")
-            .values("pk")[: RELATED_COUNT + 2]
-        )
-        rows = list(
-            posts.filter(nearest | Q(pk__in=ranked))
-            .annotate(
-                shared=Count("tagged_items", filter=Q(tagged_items__tag_id__in=tags))
-            )
-            .only(*LINK_COLUMNS, "date")
-        )
-        before, after = self._split(rows, key, SECTION_WINDOW)
-        if series is not None:
-            previous, following = series["previous"], series["next"]
-        else:
-            previous = before[0] if before else None
-            following = after[0] if after else None
-        taken = {page.pk for page in (previous, following) if page is not None}
-        related = sorted(
-            (row for row in rows if row.shared and row.pk not in taken),
-            key=lambda row: (-row.shared, -row.date.toordinal(), -row.pk),
-        )[:RELATED_COUNT]
-        taken |= {row.pk for row in related}
-        # The section's posts nearest first, alternating sides.
-        related += [
-            page
-            for pair in itertools.zip_longest(before, after)
-            for page in pair
-            if page is not None and page.pk not in taken
-        ][: RELATED_COUNT - len(related)]
-        return {"previous": previous, "next": following, "related": related}
-
-    def feed_links(self, request, tags):
-        """Return (title, URL) of the feeds this post is in: site, parent, ``tags``."""
-        links = [("全站", reverse("feed"))]
-        crumbs = self.navigation["breadcrumbs"]
-        parent_path = self.path[: -self.steplen]
-        if crumbs and crumbs[-1].path == parent_path:
-            parent_url = crumbs[-1].get_url(request)
-            if parent_url:
-                links.append((crumbs[-1].title, parent_url + "feed/"))
-        for tag in tags:
-            links.append((f"#{tag.name}", f"/tags/{tag.slug}/feed/"))
-        return links
-
-    def backlinks(self):
-        """Return the live, public posts whose content links to this one.
-
-        Wagtail's reference index records every page link on save; one query
-        joins it.
-        """
-        return self.public_posts(Q(pk__in=self.referrer_ids()))
-
-    def neighbours(self) -> dict:
-        """Return the live, public posts linking ``in`` to this one and ``out`` of it.
-
-        Both from one query of the reference index; a post may be in both.
-        """
-        incoming = Q(pk__in=self.referrer_ids())
-        outgoing = Q(pk__in=self.linked_page_ids())
-        posts = self.public_posts(incoming | outgoing).annotate(
-            links_here=models.ExpressionWrapper(
-                incoming, output_field=models.BooleanField()
-            ),
-            linked_from_here=models.ExpressionWrapper(
-                outgoing, output_field=models.BooleanField()
-            ),
-        )
-        found = {"in": [], "out": []}
-        for post in posts:
-            if post.links_here:
-                found["in"].append(post)
-            if post.linked_from_here:
-                found["out"].append(post)
-        return found
-
-    def public_posts(self, condition):
-        """Return the live posts meeting ``condition`` but this one, newest first.
-
-        Posts under a view restriction are excluded in the same query
-        (Wagtail's `public()` would cost a second one).
-        """
-        restricted = PageViewRestriction.objects.filter(
-            page__path=Substr(OuterRef("path"), 1, Length("page__path"))
-        )
-        return (
-            PostPage.objects.live()
-            .filter(condition)
-            .exclude(pk=self.pk)
-            .exclude(models.Exists(restricted))
-            .only(*LINK_COLUMNS, "date")
-            .order_by("-date", "-pk")
-        )
-
-    def graph(self, neighbours) -> dict | None:
-        """Return the layout of the post's neighbourhood (``blog.graph``), or None."""
-        crumbs = self.navigation["breadcrumbs"]
-        parent_path = self.path[: -self.steplen]
-        parent = crumbs[-1] if crumbs and crumbs[-1].path == parent_path else None
-        series = self.navigation["series"] or {}
-        return graph_layout(
-            self,
-            parent=parent,
-            previous=series.get("previous"),
-            next=series.get("next"),
-            outgoing=neighbours["out"],
-            incoming=neighbours["in"],
-        )
-
     def get_context(self, request, *args, **kwargs):
         context = super().get_context(request, *args, **kwargs)
-        context["post_tags"] = self.shown_tags(request)
-        context["breadcrumbs"] = self.navigation["breadcrumbs"]
-        context["series_nav"] = self.navigation["series"]
-        # A post that links here or that this one links to, published, moved
-        # or no longer linking, purges this page (``get_purge_paths``).
-        neighbours = remember(self.url_path, "neighbours", self.neighbours)
-        context["backlinks"] = neighbours["in"]
-        context["graph"] = self.graph(neighbours)
-        # What the post's end shows beside it: changed only by a publish,
-        # unpublish or move of one of them, which purges this page.
-        context["post_end"] = remember(self.url_path, "post-end", self.find_post_end)
-        context["post_feeds"] = self.feed_links(request, context["post_tags"])
+        context.update(post_page_context(self, request))
         context.update(self.body_context(request))
         return context
