@@ -24,14 +24,18 @@ $(STAMP): $(PY) requirements.txt requirements-dev.txt package.json package-lock.
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
-# The admin's code editor (CodeMirror), bundled from static_src/ by esbuild,
-# and Mermaid's browser build copied beside it (static/js/diagrams.js draws
-# with it); rebuilt when their sources or the npm packages change. Not committed.
-BUNDLE := build/static/blog/admin/code-editor.js build/static/mermaid/mermaid.min.js
-$(BUNDLE) &: $(STAMP) $(shell find static_src -type f)
+# What `npm run build` makes in build/static/ (docs/front-end.md): a minified
+# copy of each stylesheet and script in static/, which the site serves instead
+# of the source; the admin's code editor (CodeMirror), bundled from static_src/
+# by esbuild; and Mermaid's browser build copied beside it (static/js/diagrams.js
+# draws with it). Rebuilt when their sources or the npm packages change. Not
+# committed.
+ASSETS := $(shell find static -type f \( -name '*.css' -o -name '*.js' \))
+BUNDLE := $(patsubst static/%,build/static/%,$(ASSETS)) build/static/blog/admin/code-editor.js build/static/mermaid/mermaid.min.js
+$(BUNDLE) &: $(STAMP) $(ASSETS) $(shell find static_src -type f)
 	npm run --silent build
 
-install: $(STAMP) $(BUNDLE) ## Create .venv, install the pinned requirements and npm packages, bundle the admin's scripts
+install: $(STAMP) $(BUNDLE) ## Create .venv, install the pinned requirements and npm packages, build the minified CSS and scripts
 
 system: ## Install the Debian packages the page checks need (Chromium, CJK fonts, Java), if root
 	scripts/system-packages

@@ -254,11 +254,18 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [
+    # What `npm run build` (make install) makes, found before the sources: the
+    # minified copies of static/'s CSS and scripts, and the admin's bundle
+    # from static_src/ (docs/front-end.md).
+    BASE_DIR / "build" / "static",
     BASE_DIR / "static",
     # KaTeX's CSS and fonts, from the same npm package the server renders with.
     ("katex", BASE_DIR / "node_modules" / "katex" / "dist"),
-    # Scripts bundled from static_src/ by `npm run build` (make install).
-    BASE_DIR / "build" / "static",
+]
+STATICFILES_FINDERS = [
+    # Django's FileSystemFinder, listing a path the build replaced only once.
+    "config.staticfiles.FirstCopyFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
 ]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

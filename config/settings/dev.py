@@ -10,6 +10,12 @@ EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 # Serve static files straight from the app folders and node_modules.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# The readable sources before the build's minified copies (base.py): an edit
+# to static/ shows on the next reload, without `npm run build`.
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    *(folder for folder in STATICFILES_DIRS if folder != BASE_DIR / "static"),  # noqa: F405
+]
 # Caches in files, as in production without Redis: `make run` serves pages
 # from them, and `import_markdown` in another terminal purges the same ones,
 # so readers see its changes on the next request. Apart from production's.

@@ -1,7 +1,10 @@
-"""Assets are ours, served hashed and compressed; KaTeX's at the renderer's version."""
+"""Assets are ours, served minified, hashed and compressed; KaTeX's at the renderer's version."""
 
 import gzip
+import json
 import re
+import shlex
+import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -13,6 +16,18 @@ from django.test import Client
 from rendering import katex_version
 
 ROOT = Path(__file__).resolve().parents[2]
+STATIC = ROOT / "static"
+BUILD = ROOT / "build" / "static"
+
+
+def minify(outdir: Path) -> None:
+    """Run package.json's `minify` script as it is, writing into ``outdir``."""
+    script = json.loads((ROOT / "package.json").read_text())["scripts"]["minify"]
+    args = shlex.split(script)
+    assert args[0] == "esbuild" and "--outdir=build/static" in args
+    esbuild = str(ROOT / "node_modules" / ".bin" / "esbuild")
+    args = [a if a != "--outdir=build/static" else f"--outdir={outdir}" for a in args]
+    subprocess.run([esbuild, *args[1:]], cwd=ROOT, check=True)
 
 
 def test_katex_css_is_served_at_the_same_version_as_the_renderer():
@@ -30,6 +45,33 @@ def test_katex_fonts_referenced_by_the_css_are_served():
     assert fonts
     for font in fonts:
         assert finders.find(f"katex/{font}"), font
+
+
+def test_stylesheets_and_scripts_are_served_as_their_built_minified_copies(tmp_path):
+    minify(tmp_path)
+    sources = sorted(
+        path.relative_to(STATIC).as_posix()
+        for path in STATIC.rglob("*")
+        if path.suffix in (".css", ".js")
+    )
+    assert "css/site.css" in sources and "js/site.js" in sources
+
+    for name in sources:
+        served = Path(finders.find(name))
+        assert served == BUILD / name, f"{name} is not built: run `npm run build`"
+        fresh = (tmp_path / name).read_bytes()
+        assert served.read_bytes() == fresh, f"{name} changed: run `npm run build`"
+        assert len(fresh) < (STATIC / name).stat().st_size, name
+
+
+def test_a_file_the_build_replaced_is_listed_once_for_collectstatic():
+    finder = finders.get_finder("config.staticfiles.FirstCopyFinder")
+    listed = [
+        storage.path(path)
+        for path, storage in finder.list([])
+        if path == "css/site.css"
+    ]
+    assert listed == [str(BUILD / "css" / "site.css")]
 
 
 def test_public_pages_name_no_cdn(client, home):
@@ -74,6 +116,7 @@ def test_collected_static_files_are_hashed_compressed_and_cached_for_a_year(
     brotli_copy = Client().get(url, HTTP_ACCEPT_ENCODING="gzip, br")
     gzip_copy = Client().get(url, HTTP_ACCEPT_ENCODING="gzip")
     plain = hashed.read_bytes()
+    assert plain == (BUILD / "css" / "site.css").read_bytes(), "the minified copy"
 
     assert brotli_copy["Content-Encoding"] == "br"
     assert brotli.decompress(b"".join(brotli_copy.streaming_content)) == plain
