@@ -29,7 +29,7 @@ from pagecache.cache import purge_all_at_end
 from rendering.mkdocs import strip_attr_lists
 
 from .assets import AssetFinder, local_part
-from .blocks import parse_body
+from .body import parse_body
 from .dialect import Choice, line_breaks, site_name
 from .documents import DocumentStore
 from .errors import FileFailed, internal_error

@@ -7,10 +7,11 @@ from PIL import Image
 
 from tests.steps import grows_linearly, lines_run
 from vault.importer.assets import AssetFinder
-from vault.importer.blocks import parse_body
+from vault.importer.body import parse_body
+from vault.importer.body.rawhtml import balanced_end
+from vault.importer.body.tags import TagDepths
 from vault.importer.inline import LINK_MARKER
 from vault.importer.parsed import ImageSlot
-from vault.importer.rawhtml import RawHtmlMixin, TagDepths
 from vault.importer.tokens import parse_markdown
 
 
@@ -396,7 +397,7 @@ def test_unclosed_divs_are_figures_each_with_a_warning_in_linear_time():
         return lines_run(
             lambda: parse("<div>\n\n" * count),
             [
-                RawHtmlMixin._balanced_end,
+                balanced_end,
                 TagDepths.__init__,
                 TagDepths.closing_line,
             ],
@@ -490,11 +491,11 @@ def test_a_region_comment_inside_a_fence_or_a_list_is_not_a_region():
 
 
 def test_many_regions_are_found_with_a_few_parses(monkeypatch):
-    from vault.importer import blocks
+    from vault.importer.body import regions
 
     documents = []  # parses of the whole document (each region is parsed alone too)
     monkeypatch.setattr(
-        blocks,
+        regions,
         "parse_markdown",
         lambda text, env=None: (
             documents.append(1) if len(text) > 1000 else None,
