@@ -17,7 +17,7 @@ from django.core.management import call_command
 from wagtail.contrib.redirects.models import Redirect
 
 from blog.models import PostPage, SeriesPage
-from tests.vault.importer.test_import import outcomes, totals
+from tests.vault.importer.runs import outcomes, totals
 from vault.importer.body import parse_body
 from vault.importer.tree import scan, slug_for
 
