@@ -28,7 +28,7 @@ from rendering import is_bound_error
 from rendering.math_messages import chinese_math_error
 
 from .importer.assets import AssetFinder, Located, local_part
-from .importer.blocks import parse_body
+from .importer.body import parse_body
 from .importer.fill import finish
 from .importer.parsed import ParsedBody
 

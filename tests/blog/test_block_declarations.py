@@ -23,7 +23,7 @@ from blog.text import body_text
 from vault.exporter.blocks import WRITERS, body_to_markdown
 from vault.exporter.richtext import OfflineResolver
 from vault.importer.assets import AssetFinder
-from vault.importer.blocks import ImageSlot, parse_body
+from vault.importer.body import ImageSlot, parse_body
 from vault.importer.parsed import PageSlot
 
 BODY = PostBodyBlock()

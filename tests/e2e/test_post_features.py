@@ -8,7 +8,7 @@ import pytest
 
 from tests.e2e.pages import FIGURE_POST, HOME, MATH_POST
 from tests.e2e.test_pages import BACKGROUND_LUMINANCE
-from vault.importer.blocks import parse_body
+from vault.importer.body import parse_body
 from vault.importer.frontmatter import split_document
 from vault.management.commands.load_demo import CONTENT
 

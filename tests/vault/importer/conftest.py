@@ -120,3 +120,17 @@ def run_import(db):
         return ImportRun(out.getvalue(), err.getvalue(), error)
 
     return run
+
+
+@pytest.fixture
+def habits(tmp_path):
+    root = tmp_path / "habits"
+    shutil.copytree(FIXTURES / "habits", root)
+    draw(root / "cuda" / "img" / "vector add.png", (40, 20), (200, 60, 60))
+    draw(root / "cuda" / "img" / "warp.png", (30, 30), (60, 200, 60))
+    draw(root / "cuda" / "img" / "check errors.png", (20, 40), (60, 60, 200))
+    draw(root / "cuda" / "img" / "grid.png", (800, 400), (90, 90, 160))
+    excalidraw(root / "cuda" / "img" / "excalidraw-overview.svg")
+    pdf(root / "cuda" / "files" / "talk.pdf")
+    draw(root / "cuda" / "img" / "avatar.png", (120, 150), (230, 190, 150))
+    return root

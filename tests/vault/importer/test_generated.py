@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from wagtail.models import Page
 
 from blog.models import PostPage
-from tests.vault.importer.test_import import outcomes
+from tests.vault.importer.runs import outcomes
 
 # Text with what trips parsers up: CJK, control characters, Markdown and TeX
 # punctuation, lone surrogates excluded (a file cannot hold them as UTF-8).

@@ -1,7 +1,6 @@
 """`manage.py import_markdown` builds the page tree from a vault and keeps it in step."""
 
 import datetime
-import re
 import shutil
 from pathlib import Path
 from urllib.parse import unquote
@@ -9,61 +8,22 @@ from urllib.parse import unquote
 import pytest
 from taggit.models import Tag
 from wagtail.contrib.redirects.models import Redirect
-from wagtail.documents import get_document_model
 from wagtail.images import get_image_model
-from wagtail.models import Page, Revision
+from wagtail.models import Page
 
-from blog.models import PostPage, PostTag, SeriesPage
-from tests.factories import PostPageFactory, SeriesPageFactory
-from tests.vault.importer.conftest import draw
-from vault.importer import Importer
-from vault.importer.errors import FileFailed
-from vault.importer.saving import SaveMixin
+from blog.models import PostPage, SeriesPage
+from tests.factories import SeriesPageFactory
+from tests.vault.importer.runs import (
+    MAIN,
+    children,
+    line_of,
+    outcomes,
+    post,
+)
 
 pytestmark = pytest.mark.django_db
 
 CORPUS = Path(__file__).resolve().parents[3] / ".." / "shared" / "corpus"
-MAIN = "cuda/2-shared-memory.md"
-
-
-def outcomes(out: str) -> dict[str, tuple[int, int]]:
-    """Return {outcome: (posts, series)} from the report's table."""
-    rows = re.findall(r"^(created|updated|unchanged|failed) +(\d+) +(\d+)$", out, re.M)
-    return {name: (int(posts), int(series)) for name, posts, series in rows}
-
-
-def line_of(path: Path, needle: str) -> int:
-    """Return the 1-based line of ``path`` holding ``needle``."""
-    lines = path.read_text("utf-8").splitlines()
-    return next(n for n, text in enumerate(lines, start=1) if needle in text)
-
-
-def post(source_path: str) -> PostPage:
-    return PostPage.objects.get(source_path=source_path)
-
-
-def children(url_path: str) -> list[str]:
-    page = Page.objects.get(url_path=url_path)
-    return [child.slug for child in page.get_children().order_by("path")]
-
-
-def totals() -> dict[str, int]:
-    return {
-        "pages": Page.objects.count(),
-        "revisions": Revision.objects.count(),
-        "images": get_image_model().objects.count(),
-        "documents": get_document_model().objects.count(),
-        "redirects": Redirect.objects.count(),
-        "tags": Tag.objects.count(),
-        "tagged": PostTag.objects.count(),
-    }
-
-
-def stored_files() -> set[str]:
-    storage = get_image_model()._meta.get_field("file").storage
-    if not storage.exists("original_images"):
-        return set()
-    return set(storage.listdir("original_images")[1])
 
 
 @pytest.fixture
@@ -379,182 +339,6 @@ def test_no_redirect_loops_onto_the_page_itself(imported):
     assert not Redirect.objects.filter(old_path="/about").exists()
 
 
-# Re-import -------------------------------------------------------------------
-
-
-def test_importing_twice_duplicates_nothing(vault, run_import):
-    run_import(vault)
-    before = totals()
-    again = run_import(vault)
-    assert again.error is None
-    assert totals() == before
-    assert outcomes(again.out)["unchanged"] == (11, 5)
-    assert outcomes(again.out)["created"] == (0, 0)
-    assert "redirects created: 0" in again.out
-
-
-def test_a_changed_file_is_updated_with_a_new_revision(vault, run_import):
-    run_import(vault)
-    revisions = {p.pk: p.revisions.count() for p in Page.objects.all()}
-    warp_file = vault / "cuda/10-warp-shuffle.md"
-    warp_file.write_text(warp_file.read_text("utf-8") + "\n新加的一段。\n", "utf-8")
-    run = run_import(vault)
-    assert outcomes(run.out)["updated"] == (1, 0)
-    assert outcomes(run.out)["unchanged"] == (10, 5)
-    warp = post("cuda/10-warp-shuffle.md")
-    assert "新加的一段。" in str(warp.body)
-    for page in Page.objects.all():
-        expected = revisions[page.pk] + (1 if page.pk == warp.pk else 0)
-        assert page.revisions.count() == expected, page.url_path
-
-
-def test_a_new_target_makes_its_linking_file_import_again(vault, run_import):
-    run_import(vault)
-    (vault / "cuda" / "does-not-exist.md").write_text("# Now it does\n", "utf-8")
-    run = run_import(vault)
-    assert outcomes(run.out)["created"] == (1, 0)
-    assert outcomes(run.out)["updated"] == (1, 0)
-    target = post("cuda/does-not-exist.md")
-    warp = post("cuda/10-warp-shuffle.md").body.raw_data[0]["value"]
-    assert f'<a linktype="page" id="{target.pk}">does-not-exist</a>' in warp
-
-
-# Failures ----------------------------------------------------------------------
-
-
-def test_bad_files_fail_alone_and_are_named_with_their_line(
-    broken_vault, run_import, home
-):
-    # A section made by hand holds the slug: a post can't take it over, it
-    # gets a free one.
-    SeriesPageFactory(parent=home, slug="clash", title="Made by hand")
-    (broken_vault / "clash.md").write_text(
-        "---\ntitle: Clash\n---\n\n![unique](clash.png)\n", "utf-8"
-    )
-    draw(broken_vault / "clash.png", (3, 3), (1, 2, 3))
-    before_images = get_image_model().objects.count()
-    files = stored_files()
-    run = run_import(broken_vault)
-    assert run.error is not None
-    assert "1 of the files failed" in str(run.error)
-    out = run.out
-    # A formula KaTeX rejects does not fail its file: it is kept, with a warning.
-    latex_line = line_of(broken_vault / "bad-latex.md", "broken one")
-    assert (
-        f"bad-latex.md:{latex_line}: formula kept with an error: KaTeX parse error:"
-        in out
-    )
-    assert "bad-utf8.md:6: not valid UTF-8: byte 0xff at column 5" in out
-    # A stray line in the front matter is dropped; the file imports.
-    assert (
-        "bad-frontmatter.md:3: front matter line dropped, not key: value: "
-        "': this line is no key'"
-    ) in out
-    assert (
-        "clash.md: slug taken: 'clash' is used by /clash/ (SeriesPage); "
-        "using 'clash-2'" in out
-    )
-    assert outcomes(out)["created"] == (5, 0)
-    assert outcomes(out)["failed"] == (1, 0)
-    assert "also-good.md:5: broken link to missing.md: no such file" in out
-    assert "also-good.md:7: missing image: images/nowhere.png" in out
-    assert (
-        "also-good.md:9: broken link to bad-utf8.md: that page was not imported" in out
-    )
-    assert {p.title for p in PostPage.objects.filter(source_path__gt="")} == {
-        "A good post",
-        "Also good",
-        "Clash",
-        "Broken",
-        "Bad LaTeX",
-    }
-    assert post("clash.md").slug == "clash-2"
-    assert get_image_model().objects.count() == before_images + 1
-    assert len(stored_files() - files) == 1
-    good = post("good.md")
-    assert f'<a linktype="page" id="{good.pk}">the good post</a>' in str(
-        post("also-good.md").body.raw_data[0]["value"]
-    )
-
-
-def test_a_file_that_fails_while_saving_leaves_no_image(
-    tmp_path, run_import, monkeypatch
-):
-    (tmp_path / "v").mkdir()
-    (tmp_path / "v" / "late.md").write_text("![unique](late.png)\n", "utf-8")
-    draw(tmp_path / "v" / "late.png", (3, 3), (1, 2, 3))
-    before_images = get_image_model().objects.count()
-    files = stored_files()
-
-    def fail(self, page, source):
-        raise FileFailed("cannot redirect")
-
-    # The last step of saving a page fails, after its images were made.
-    monkeypatch.setattr(SaveMixin, "_redirects", fail)
-    run = run_import(tmp_path / "v")
-    assert "late.md: cannot redirect" in run.out
-    assert outcomes(run.out)["failed"] == (1, 0)
-    assert get_image_model().objects.count() == before_images
-    assert stored_files() == files
-
-
-def test_a_folder_whose_index_fails_still_holds_its_posts(broken_vault, run_import):
-    folder = broken_vault / "series"
-    folder.mkdir()
-    (folder / "index.md").write_bytes(b"---\ntitle: S\n---\nIntro \xff.\n")
-    (folder / "post.md").write_text("# In the series\n\nText.\n", "utf-8")
-    run = run_import(broken_vault)
-    assert "series/index.md:4: not valid UTF-8: byte 0xff at column 7" in run.out
-    assert outcomes(run.out)["failed"] == (1, 1)
-    series = post("series/post.md").get_parent().specific
-    assert (series.title, series.source_path) == ("series", "series")
-    assert series.source_hash == ""  # index.md is tried again next time
-
-
-def test_fixing_a_failed_file_links_the_files_that_point_at_it(
-    broken_vault, run_import
-):
-    run_import(broken_vault)
-    bad = broken_vault / "bad-utf8.md"
-    bad.write_bytes(bad.read_bytes().replace(b"\xff\xfe", b"bytes"))
-    run = run_import(broken_vault)
-    assert outcomes(run.out)["created"] == (1, 0)
-    assert outcomes(run.out)["updated"] == (1, 0)  # also-good.md, for its link
-    fixed = post("bad-utf8.md")
-    body = post("also-good.md").body.raw_data[0]["value"]
-    assert f'<a linktype="page" id="{fixed.pk}">the bad one</a>' in body
-
-
-def test_a_dry_run_writes_nothing_and_reports_the_same(vault, run_import):
-    before = totals()
-    files = stored_files()
-    run = run_import(vault, "--dry-run")
-    assert run.error is None
-    assert totals() == before
-    assert "Dry run: nothing was written." in run.out
-    assert outcomes(run.out)["created"] == (11, 5)
-    assert "images created: 3" in run.out
-    assert stored_files() == files
-
-
-def test_posts_of_the_same_date_list_newest_first_in_reverse_reading_order(
-    tmp_path, run_import, client
-):
-    section = tmp_path / "section"
-    section.mkdir()
-    (section / "index.md").write_text("---\nordering: newest\n---\n", "utf-8")
-    for name, weight in (("alpha", 2), ("beta", 1)):
-        (section / f"{name}.md").write_text(
-            f"---\ntitle: Post {name}\ndate: 2026-09-01\nweight: {weight}\n---\n\nText.\n",
-            "utf-8",
-        )
-    assert run_import(tmp_path).error is None
-    assert children("/home/section/") == ["beta", "alpha"]
-    html = client.get("/section/").content.decode()
-    # Read beta, then alpha: alpha is the newer of the two.
-    assert html.index("Post alpha") < html.index("Post beta")
-
-
 # Options ---------------------------------------------------------------------
 
 
@@ -646,65 +430,3 @@ def test_progress_and_the_file_list_on_request(vault, run_import):
     run = run_import(vault, "--progress", "--verbosity", "2")
     assert "[16/16]" in run.err  # 11 posts and 5 series
     assert "  created  cuda/2-shared-memory.md" in run.out
-
-
-def test_a_post_made_in_the_admin_is_taken_over_by_the_file_of_its_slug(
-    tmp_path, run_import, home
-):
-    """Restoring an export into the same site revises its pages, never fails."""
-    made = PostPageFactory(parent=home, slug="restored", title="Made by hand")
-    revisions = made.revisions.count()
-    (tmp_path / "restored.md").write_text(
-        "---\ntitle: From the file\ndate: 2026-09-01\n---\n\nBody $x$.\n", "utf-8"
-    )
-    run = run_import(tmp_path)
-    assert run.error is None, run.out
-    page = PostPage.objects.get(pk=made.pk)
-    assert page.title == "From the file"
-    assert page.source_path == "restored.md"
-    assert page.revisions.count() == revisions + 1
-    assert PostPage.objects.filter(slug="restored").count() == 1
-
-
-# Keeping what exists (load_demo) ---------------------------------------------
-
-
-def test_keep_existing_adds_only_what_is_missing(vault, home):
-    cuda = SeriesPageFactory(
-        parent=home, slug="cuda", title="My CUDA", ordering="explorer"
-    )
-    mine = PostPageFactory(parent=cuda, slug="10-warp-shuffle", title="My shuffle")
-    report = Importer(vault, parent=home, keep_existing=True).run()
-    assert report.failed == 0, report.format()
-    cuda.refresh_from_db()
-    mine.refresh_from_db()
-    assert (cuda.title, cuda.ordering) == ("My CUDA", "explorer")
-    assert mine.title == "My shuffle"
-    assert report.count("unchanged") == 2
-    assert report.count("created") == 14
-    # The pages added follow the one kept, in reading order; links reach it.
-    assert children("/home/cuda/") == ["10-warp-shuffle", "2-shared-memory", "cute"]
-    assert f'href="{mine.url}"' in str(post(MAIN).body)
-
-
-def test_keep_existing_never_updates_a_page_it_made(vault, home):
-    Importer(vault, parent=home, keep_existing=True).run()
-    before = totals()
-    title = post(MAIN).title
-    source = vault / MAIN
-    source.write_text(source.read_text("utf-8") + "\nOne more line.\n", "utf-8")
-    report = Importer(vault, parent=home, keep_existing=True).run()
-    assert report.count("unchanged") == 16
-    assert totals() == before
-    assert post(MAIN).title == title
-    assert "One more line" not in str(post(MAIN).body)
-
-
-def test_keep_existing_fails_a_file_whose_slug_holds_another_type(vault, home):
-    PostPageFactory(parent=home, slug="notes", title="Notes")
-    report = Importer(vault, parent=home, keep_existing=True).run()
-    assert "notes/index.md: /notes/ already exists as a PostPage, not a SeriesPage" in [
-        str(issue) for issue in report.failures
-    ]
-    # What lies below the folder is not imported either.
-    assert not PostPage.objects.filter(source_path__startswith="notes/").exists()

@@ -13,7 +13,7 @@ from blog.models import PostPage
 from rendering import cache
 from tests.math_bombs import MACRO_BOMB
 from tests.vault.importer.conftest import FIXTURES
-from tests.vault.importer.test_import import line_of, outcomes, post
+from tests.vault.importer.runs import line_of, outcomes, post
 
 pytestmark = pytest.mark.django_db
 

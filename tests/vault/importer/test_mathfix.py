@@ -5,7 +5,7 @@ from PIL import Image
 
 from rendering import check_math
 from vault.importer.assets import AssetFinder
-from vault.importer.blocks import parse_body
+from vault.importer.body import parse_body
 from vault.importer.mathfix import FormulaFixer
 
 

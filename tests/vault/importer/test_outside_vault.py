@@ -9,7 +9,7 @@ from wagtail.images import get_image_model
 from blog.models import PostPage
 from tests.vault.importer.conftest import draw
 from vault.importer.assets import AssetFinder, Located
-from vault.importer.blocks import parse_body
+from vault.importer.body import parse_body
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from blog.blocks.prose import HeadingBlock
 from blog.models import ArchivePage, PostPage, TagIndexPage
 from rendering import render_markdown
 from tests.vault.importer.conftest import FIXTURES
-from vault.importer.blocks import parse_body
+from vault.importer.body import parse_body
 
 
 def parse(text, **kwargs):

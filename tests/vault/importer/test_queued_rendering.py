@@ -17,7 +17,7 @@ from rendering import cache
 from scripts.support.servers import PYTHON, ROOT, manage
 from tests.queue import run_worker
 from tests.vault.importer.conftest import draw
-from tests.vault.importer.test_import import outcomes
+from tests.vault.importer.runs import outcomes
 
 POST = """\
 ---

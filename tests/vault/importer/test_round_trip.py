@@ -11,7 +11,7 @@ from wagtail.images import get_image_model
 from wagtail.models import Page
 
 from blog.models import ArchivePage, PostPage, SeriesPage, TagIndexPage
-from tests.vault.importer.test_import import outcomes
+from tests.vault.importer.runs import outcomes
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,8 @@ from django.core.management import call_command
 from wagtail.contrib.redirects.models import Redirect
 
 from blog.models import PostPage, SeriesPage
-from tests.vault.importer.test_import import outcomes, totals
-from vault.importer.blocks import parse_body
+from tests.vault.importer.runs import outcomes, totals
+from vault.importer.body import parse_body
 from vault.importer.tree import scan, slug_for
 
 pytestmark = pytest.mark.django_db
