@@ -33,8 +33,8 @@ from rendering import (
     normalise_language,
     parse_line_spec,
 )
-from rendering.markdown import MAX_NESTING
 from rendering.obsidian_comments import COMMENT
+from rendering.parser import MAX_NESTING
 
 from .assets import AssetFinder
 from .containers import EDGE_BREAKS, ContainerMixin
@@ -64,6 +64,7 @@ from .rawhtml import (
 )
 from .report import Issue
 from .theme import PLACEHOLDER
+from .tokens import fence_language as _fence_language
 from .tokens import parse_markdown, soft_break_lines, split_nodes, walk_children
 
 __all__ = ["REGION_READERS", "ImageSlot", "ParsedBody", "parse_body"]
@@ -841,12 +842,6 @@ def _heading_images(
             token = token.copy(content=WIKILINK.sub(embed, token.content))
         kept.append(token)
     return kept, images
-
-
-def _fence_language(info: str) -> str:
-    """Return the first word of a fence info string (``cuda{2}`` gives ``cuda``)."""
-    word = re.split(r"[\s{]", info.strip(), maxsplit=1)[0]
-    return word.split(":", 1)[0] if ":" in word and not word.startswith("{") else word
 
 
 def _first_group(match: re.Match | None) -> str:

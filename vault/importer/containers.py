@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from markdown_it.token import Token
 
-from rendering.markdown import CALLOUT_TYPES
+from rendering.callouts import CALLOUT_TYPES
 
 from .inline import DisplayMath, ImageRef, LinkRef, escape_text, plain_to_markdown
 from .links import WIKILINK, is_markdown_target, parse_wikilink
