@@ -13,7 +13,7 @@ megabytes for every reader.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -21,8 +21,8 @@ from markdown_it.token import Token
 
 from . import math as math_module
 from .cache import batch, memoize
-from .markdown import math_plugin, nesting_plugin
 from .math import math_error_html, prefetch_math, render_math_safe
+from .parser import formulas, new_parser
 
 _MATH_TOKENS = ("math_inline", "math_inline_double", "math_block")
 
@@ -60,13 +60,8 @@ def _render_link_open(
 
 def _build() -> MarkdownIt:
     """Return the comment parser: CommonMark with raw HTML off, math on."""
-    md = MarkdownIt(
-        "commonmark", {"html": False, "linkify": False, "typographer": False}
-    )
-    md.use(nesting_plugin)
-    md.enable("strikethrough")
+    md = new_parser(syntax="comment")
     md.disable(["heading", "lheading", "image", "html_block", "html_inline"])
-    md.use(math_plugin, blocks=False)
     for name in _MATH_TOKENS:
         md.add_render_rule(name, _render_math)
     md.add_render_rule("link_open", _render_link_open)
@@ -74,15 +69,6 @@ def _build() -> MarkdownIt:
 
 
 _md = _build()
-
-
-def _formulas(tokens: Sequence[Token]) -> Iterator[tuple[str, bool]]:
-    """Yield ``(tex, display)`` for every formula in ``tokens``."""
-    for token in tokens:
-        if token.type in _MATH_TOKENS:
-            yield token.content, token.type != "math_inline"
-        if token.children:
-            yield from _formulas(token.children)
 
 
 def render_comment(text: str) -> str:
@@ -95,5 +81,5 @@ def _render_comment(text: str, max_math_bytes: int) -> str:
     tokens = _md.parse(text)
     env = {"math_bytes": max_math_bytes, "max_math_bytes": max_math_bytes}
     with batch():
-        prefetch_math(_formulas(tokens), "htmlAndMathml")
+        prefetch_math(formulas(tokens, math_fences=False), "htmlAndMathml")
         return _md.renderer.render(tokens, _md.options, env)

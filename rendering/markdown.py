@@ -2,169 +2,35 @@
 
 Raw HTML is escaped (``html=False``) and markdown-it's link validation stays on, so
 the output is safe to mark safe. Math goes through KaTeX and fenced code through
-Pygments, both on the server.
+Pygments, both on the server. The parser is `parser.new_parser`'s, with callouts,
+heading anchors and the render rules here added.
 """
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
-from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
-from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
-from mdit_py_plugins.amsmath import RE_OPEN as AMSMATH_OPEN
-from mdit_py_plugins.amsmath import amsmath_block, amsmath_plugin
-from mdit_py_plugins.dollarmath import dollarmath_plugin
-from mdit_py_plugins.footnote import footnote_plugin
 
 from .cache import batch, memoize
-from .cjk import cjk_emphasis_plugin
+from .callouts import callout_plugin
 from .diagrams import DIAGRAM_LANGUAGE, diagram_frame
 from .headings import unique_anchors
 from .highlight import code_frame, parse_line_spec
-from .marks import mark_plugin
 from .math import check_math, prefetch_math, render_math_safe
-from .mkdocs import mkdocs_plugin
-from .obsidian_comments import COMMENT, comment_plugin
-from .shortcodes import emoji_plugin
-
-# Canonical callout types, then what Obsidian and GitHub also accept.
-CALLOUT_TYPES: dict[str, str] = {
-    "note": "note",
-    "tip": "tip",
-    "info": "info",
-    "warning": "warning",
-    "danger": "danger",
-    "important": "info",
-    "caution": "warning",
-    "attention": "warning",
-    "error": "danger",
-    "failure": "danger",
-    "fail": "danger",
-    "missing": "danger",
-    "bug": "danger",
-    "hint": "tip",
-    "success": "tip",
-    "check": "tip",
-    "done": "tip",
-    "abstract": "info",
-    "summary": "info",
-    "tldr": "info",
-    "question": "info",
-    "help": "info",
-    "faq": "info",
-    "todo": "note",
-    "example": "note",
-    "quote": "note",
-    "cite": "note",
-}
-
-# Math token types -> display mode. math_inline_double is $$…$$ inside a
-# paragraph (and \[…\] inside one): display style, in a <span> to stay valid HTML.
-_MATH_TOKENS = {
-    "math_inline": False,
-    "math_inline_double": True,
-    "math_block": True,
-    "amsmath": True,
-}
+from .obsidian_comments import COMMENT
+from .parser import MATH_TOKENS, fence_language, formulas, new_parser, walk
 
 # An image of the site's media library in Markdown source: ``![alt](image:42)``.
 LIBRARY_IMAGE = re.compile(r"image:(\d+)")
 _LIBRARY_IMAGE_REF = re.compile(r"\]\(\s*<?image:(\d+)")
-# How deep blocks may nest (each list is two levels, list and item; each quote
-# one). markdown-it's own default of 20 drops whatever is deeper, and the rest
-# of the document with it; the importer refuses a file nested deeper than its
-# limit (at most this) rather than lose text.
-MAX_NESTING = 100
-# How deep inline markup nests: markdown-it's default. Each level multiplies
-# the work of an unclosed `[` (link labels are tried at every depth).
-INLINE_MAX_NESTING = 20
-
-_CALLOUT_MARKER = re.compile(r"\[!([A-Za-z]+)\]([-+]?)(?:[ \t]+(.*))?")
-
-
-def _new_token(type_: str, tag: str, nesting: int, level: int) -> Token:
-    """Return a block token for the callout title."""
-    token = Token(type_, tag, nesting)  # type: ignore[arg-type]
-    token.block = True
-    token.level = level
-    return token
-
-
-def _callouts(state: StateCore) -> None:
-    """Turn blockquotes opening with ``[!TYPE] title`` into callout tokens."""
-    tokens = state.tokens
-    i = 0
-    while i < len(tokens) - 2:
-        opening = tokens[i]
-        paragraph, inline = tokens[i + 1], tokens[i + 2]
-        if not (
-            opening.type == "blockquote_open"
-            and paragraph.type == "paragraph_open"
-            and inline.type == "inline"
-        ):
-            i += 1
-            continue
-        first_line, _, rest = inline.content.partition("\n")
-        match = _CALLOUT_MARKER.fullmatch(first_line.strip())
-        kind = CALLOUT_TYPES.get(match.group(1).lower()) if match else None
-        if match is None or kind is None:
-            i += 1
-            continue
-        written = match.group(1).lower()
-        title_text = (match.group(3) or "").strip() or written.capitalize()
-
-        opening.type, opening.tag = "callout_open", "aside"
-        opening.attrSet("class", f"callout callout-{kind}")
-        opening.meta = {"kind": kind, "fold": match.group(2)}
-        for closing in tokens[i + 1 :]:
-            if closing.type == "blockquote_close" and closing.level == opening.level:
-                closing.type, closing.tag = "callout_close", "aside"
-                break
-
-        level = paragraph.level
-        title_open = _new_token("paragraph_open", "p", 1, level)
-        title_open.attrSet("class", "callout-title")
-        title_open.map = paragraph.map
-        title = _new_token("inline", "", 0, level + 1)
-        title.content, title.children, title.map = title_text, [], paragraph.map
-        title_close = _new_token("paragraph_close", "p", -1, level)
-
-        if rest.strip():
-            inline.content = rest
-            tokens[i + 1 : i + 1] = [title_open, title, title_close]
-        else:  # the marker line was the whole first paragraph
-            tokens[i + 1 : i + 4] = [title_open, title, title_close]
-        i += 4
-
-
-def _admonitions(state: StateCore) -> None:
-    """Turn MkDocs admonitions (``!!! note "Title"``, ``??? tip``) into callouts.
-
-    An unknown type is a note; ``!!! note ""`` has no title bar; a collapsible
-    one is shown open, as the ``-``/``+`` fold of a ``> [!NOTE]`` is.
-    """
-    for token in state.tokens:
-        if token.type in ("admonition_open", "admonition_close"):
-            kind = CALLOUT_TYPES.get(token.meta.get("tag", ""), "note")
-            token.tag = "aside"
-            if token.type == "admonition_open":
-                token.type = "callout_open"
-                token.attrs = {"class": f"callout callout-{kind}"}
-            else:
-                token.type = "callout_close"
-        elif token.type == "admonition_title_open":
-            token.type, token.attrs = "paragraph_open", {"class": "callout-title"}
-        elif token.type == "admonition_title_close":
-            token.type = "paragraph_close"
 
 
 def _inline_text(token: Token) -> str:
@@ -197,150 +63,6 @@ def _heading_anchors(state: StateCore) -> None:
         heading.attrSet("id", anchor)
 
 
-def _scan_closer(state: StateInline, pos: int, closer: str) -> int:
-    """Return where ``closer`` starts in the inline source, skipping escapes, or -1.
-
-    The walk's next step depends only on the position, so each position's answer
-    is remembered on ``state``: every opener of a paragraph together walks the
-    source once (``\\[`` repeated ten thousand times stays linear).
-    """
-    src, end = state.src, state.posMax
-    # A link's label is parsed on the same state with a shorter posMax.
-    memos = state.__dict__.setdefault("math_closers", {})
-    memo = memos.setdefault((closer, end), {})
-    walked = []
-    while True:
-        if pos in memo:
-            found = memo[pos]
-            break
-        if pos >= end - 1:
-            found = -1
-            break
-        walked.append(pos)
-        if src.startswith(closer, pos):
-            found = pos
-            break
-        pos += 2 if src[pos] == "\\" else 1
-    for walked_pos in walked:
-        memo[walked_pos] = found
-    return found
-
-
-def _bracket_math_inline(state: StateInline, silent: bool) -> bool:
-    """Parse ``\\(…\\)`` (inline) and ``\\[…\\]`` inside a paragraph (display)."""
-    src, pos = state.src, state.pos
-    if src[pos] != "\\" or pos + 1 >= state.posMax or src[pos + 1] not in "([":
-        return False
-    closer = "\\)" if src[pos + 1] == "(" else "\\]"
-    close = _scan_closer(state, pos + 2, closer)
-    if close == -1 or not src[pos + 2 : close].strip():
-        return False
-    if not silent:
-        kind = "math_inline" if closer == "\\)" else "math_inline_double"
-        token = state.push(kind, "math", 0)
-        token.content = src[pos + 2 : close]
-        token.markup = src[pos : pos + 2]
-    state.pos = close + 2
-    return True
-
-
-def _display_end(state: StateBlock, line: int, end_line: int) -> int:
-    """Return the first line from ``line`` on that ends with ``\\]``, or -1.
-
-    -1 when a blank line or ``end_line`` comes first (TeX display math holds
-    no blank line). Each line's answer is remembered on ``state`` for its
-    container, so many openers without a closer cost linear time.
-    """
-    context = (state.level, state.parentType, state.blkIndent, end_line)
-    memo = state.__dict__.setdefault("display_ends", {}).setdefault(context, {})
-    walked = []
-    while True:
-        if line in memo:
-            found = memo[line]
-            break
-        if line >= end_line:
-            found = -1
-            break
-        walked.append(line)
-        text = state.src[state.bMarks[line] : state.eMarks[line]].rstrip()
-        if not text.strip():
-            found = -1
-            break
-        if text.endswith("\\]"):
-            found = line
-            break
-        line += 1
-    for walked_line in walked:
-        memo[walked_line] = found
-    return found
-
-
-def _bracket_math_block(
-    state: StateBlock, start_line: int, end_line: int, silent: bool
-) -> bool:
-    """Parse a ``\\[…\\]`` display formula starting a block (one line or more)."""
-    if state.is_code_block(start_line):
-        return False
-    begin = state.bMarks[start_line] + state.tShift[start_line]
-    first = state.src[begin : state.eMarks[start_line]].rstrip()
-    if not first.startswith("\\["):
-        return False
-    body = first[2:]
-    line = start_line
-    if body.endswith("\\]"):
-        content = body[:-2]
-    elif "\\]" in body:
-        return False  # \[x\] followed by text: leave it to the inline rule
-    else:
-        line = _display_end(state, start_line + 1, end_line)
-        if line == -1:
-            return False
-        parts = [body] + [
-            state.src[state.bMarks[k] : state.eMarks[k]].rstrip()
-            for k in range(start_line + 1, line + 1)
-        ]
-        parts[-1] = parts[-1][:-2]
-        content = "\n".join(parts)
-    if not content.strip():
-        return False
-    if not silent:
-        token = state.push("math_block", "math", 0)
-        token.block = True
-        token.content = content
-        token.markup = "\\["
-        token.map = [start_line, line + 1]
-    state.line = line + 1
-    return True
-
-
-_AMSMATH_OPEN = re.compile(AMSMATH_OPEN)
-
-
-def _amsmath_if_closed(
-    state: StateBlock, start_line: int, end_line: int, silent: bool
-) -> bool:
-    """Run the amsmath rule only when its ``\\end{…}`` ends a later line.
-
-    The rule looks for the end line by line to the end of the document, for
-    every opener: many openers without an end would cost quadratic time.
-    """
-    begin = state.bMarks[start_line] + state.tShift[start_line]
-    opening = _AMSMATH_OPEN.match(state.src, begin, state.eMarks[start_line])
-    if opening is None:
-        return False
-    closing = f"\\end{{{opening.group(1)}{opening.group(2)}}}"
-    ends = state.__dict__.setdefault("amsmath_ends", {})
-    if closing not in ends:
-        pattern = re.compile(re.escape(closing) + r"\s*?$", re.MULTILINE)
-        ends[closing] = [m.start() for m in pattern.finditer(state.src)]
-    positions = ends[closing]
-    last = state.eMarks[min(end_line, len(state.eMarks)) - 1]
-    at = bisect.bisect_right(positions, state.eMarks[start_line])
-    if at == len(positions) or positions[at] > last:
-        return False
-    return amsmath_block(state, start_line, end_line, silent)
-
-
 # ```cuda {2,4-5} title="gemm.cu" linenos=40
 _FENCE_LINES = re.compile(r"\{([\d,\s-]+)\}")
 _FENCE_TITLE = re.compile(r"""\b(?:title|filename)=(?:"([^"]*)"|'([^']*)'|(\S+))""")
@@ -352,11 +74,6 @@ _FENCE_NO_LINENOS = re.compile(
 _FENCE_LINENOS = re.compile(r"\b(?:linenos|showLineNumbers|numberLines)(?:=(\d+))?")
 
 
-def _fence_language(info: str) -> str:
-    """Return the first word of a fence info string (``cuda{2}`` gives ``cuda``)."""
-    return re.split(r"[\s{]", info.strip(), maxsplit=1)[0]
-
-
 def _render_fence(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
 ) -> str:
@@ -364,7 +81,7 @@ def _render_fence(
     as a diagram, else highlighted code."""
     token = tokens[idx]
     info = token.info.strip()
-    language = _fence_language(info)
+    language = fence_language(info)
     if language.lower() == "math":
         return _display_math(token.content, _math_output(env))
     if language.lower() == DIAGRAM_LANGUAGE:
@@ -460,72 +177,12 @@ def library_image_ids(text: str) -> list[int]:
     return sorted({int(found) for found in _LIBRARY_IMAGE_REF.findall(text)})
 
 
-def _inline_nesting_guard(state: StateInline, silent: bool) -> bool:
-    """Past `INLINE_MAX_NESTING`, do what markdown-it does past its own limit."""
-    if state.level < INLINE_MAX_NESTING:
-        return False
-    if silent:
-        state.pos = state.posMax
-    else:
-        state.append_pending(state.src[state.pos])
-        state.pos += 1
-    return True
-
-
-def nesting_plugin(md: MarkdownIt) -> None:
-    """Let blocks nest `MAX_NESTING` deep, inline markup `INLINE_MAX_NESTING`."""
-    md.options["maxNesting"] = MAX_NESTING
-    md.inline.ruler.before("text", "nesting_guard", _inline_nesting_guard)
-
-
-def math_plugin(md: MarkdownIt, *, blocks: bool = True) -> None:
-    """Teach ``md`` the math syntax this site reads, for every parser to share.
-
-    ``$…$`` and ``\\(…\\)`` inline (``$5 or $10`` stays text), ``$$…$$`` display,
-    and with ``blocks`` also ``\\[…\\]`` and amsmath environments on their own lines.
-    """
-    md.use(
-        dollarmath_plugin,
-        allow_labels=False,
-        allow_space=False,
-        allow_digits=False,
-        allow_blank_lines=False,
-        double_inline=True,
-    )
-    md.inline.ruler.before("escape", "math_bracket_inline", _bracket_math_inline)
-    if blocks:
-        md.use(amsmath_plugin)
-        md.block.ruler.at(
-            "amsmath",
-            _amsmath_if_closed,
-            {"alt": ["paragraph", "reference", "blockquote", "list", "footnote_def"]},
-        )
-        md.block.ruler.before(
-            "fence",
-            "math_bracket_block",
-            _bracket_math_block,
-            {"alt": ["paragraph", "reference", "blockquote", "list"]},
-        )
-
-
 def _build() -> MarkdownIt:
     """Return the configured parser; built once per process."""
-    md = MarkdownIt(
-        "commonmark", {"html": False, "linkify": False, "typographer": False}
-    )
-    md.use(nesting_plugin)
-    md.enable(["table", "strikethrough"])
-    md.use(footnote_plugin)
-    md.use(math_plugin)
-    md.use(cjk_emphasis_plugin)
-    md.use(mark_plugin)
-    md.use(emoji_plugin)
-    md.use(mkdocs_plugin)
-    md.use(comment_plugin)
-    md.core.ruler.after("block", "callouts", _callouts)
-    md.core.ruler.after("callouts", "admonitions", _admonitions)
+    md = new_parser()
+    md.use(callout_plugin)
     md.core.ruler.after("attr_lists", "heading_anchors", _heading_anchors)
-    for name in _MATH_TOKENS:
+    for name in MATH_TOKENS:
         md.add_render_rule(name, _render_math)
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("code_block", _render_code_block)
@@ -564,7 +221,7 @@ def render_markdown(
         env["anchors"] = list(anchors)
     tokens = _md.parse(text, env)
     with batch():
-        prefetch_math(_formulas(tokens), _math_output(env))
+        prefetch_math(formulas(tokens), _math_output(env))
         return _md.renderer.render(tokens, _md.options, env)
 
 
@@ -585,26 +242,9 @@ def markdown_headings(text: str) -> list[tuple[str, str]]:
     return [tuple(line.split("\t", 1)) for line in lines.splitlines()] if lines else []
 
 
-def _walk(tokens: Sequence[Token]) -> Iterator[Token]:
-    """Yield every token, children included, in document order."""
-    for token in tokens:
-        yield token
-        if token.children:
-            yield from _walk(token.children)
-
-
-def _formulas(tokens: Sequence[Token]) -> Iterator[tuple[str, bool]]:
-    """Yield ``(tex, display)`` for every formula in ``tokens``, in order."""
-    for token in _walk(tokens):
-        if token.type in _MATH_TOKENS:
-            yield token.content, _MATH_TOKENS[token.type]
-        elif token.type == "fence" and _fence_language(token.info).lower() == "math":
-            yield token.content, True
-
-
 def markdown_formulas(text: str) -> list[tuple[str, bool]]:
     """Return ``(tex, display)`` for every formula in Markdown ``text``, in order."""
-    return list(_formulas(_md.parse(text)))
+    return list(formulas(_md.parse(text)))
 
 
 def markdown_passages(text: str) -> list[list[tuple[str, str]]]:
@@ -618,19 +258,19 @@ def markdown_passages(text: str) -> list[list[tuple[str, str]]]:
     for token in _md.parse(text):
         if token.type == "inline":
             pieces: list[tuple[str, str]] = []
-            for child in _walk(token.children or []):
+            for child in walk(token.children or []):
                 if child.type in ("text", "code_inline"):
                     pieces.append(("text", child.content))
                 elif child.type in ("softbreak", "hardbreak"):
                     pieces.append(("text", " "))
-                elif _MATH_TOKENS.get(child.type) is False:
+                elif MATH_TOKENS.get(child.type) is False:
                     pieces.append(("math", child.content))
             if pieces:
                 passages.append(pieces)
         elif (
             token.type in ("fence", "code_block")
             and token.content.strip()
-            and _fence_language(token.info).lower() != "math"
+            and fence_language(token.info).lower() != "math"
         ):
             passages.append([("text", token.content)])
     return passages
@@ -643,12 +283,12 @@ def markdown_text(text: str) -> str:
     No markup, and nothing of its ``%%comments%%``, which readers never see.
     """
     parts = []
-    for token in _walk(_md.parse(text)):
+    for token in walk(_md.parse(text)):
         if token.type in ("text", "code_inline", "fence", "code_block"):
             parts.append(token.content)
         elif token.type == "math_inline":
             parts.append(f"${token.content}$")  # as rich text's inline math reads
-        elif token.type in _MATH_TOKENS:
+        elif token.type in MATH_TOKENS:
             parts.append(token.content)
         elif token.type in ("softbreak", "hardbreak"):
             parts.append(" ")
@@ -658,7 +298,7 @@ def markdown_text(text: str) -> str:
 def markdown_links(text: str) -> list[tuple[str, str]]:
     """Return ``(href, text)`` for every link in Markdown ``text``, in order."""
     links = []
-    for token in _walk(_md.parse(text)):
+    for token in walk(_md.parse(text)):
         if not token.children:
             continue
         opened: list[tuple[str, list[str]]] = []

@@ -12,14 +12,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline, newline
 from markdown_it.token import Token
-from mdit_py_plugins.footnote import footnote_plugin
 
-from rendering.cjk import cjk_emphasis_plugin
-from rendering.markdown import math_plugin, nesting_plugin
-from rendering.marks import mark_plugin
-from rendering.mkdocs import mkdocs_plugin
-from rendering.obsidian_comments import comment_plugin
-from rendering.shortcodes import emoji_plugin
+from rendering import parser
 
 
 def _newline_with_offset(state: StateInline, silent: bool) -> bool:
@@ -46,19 +40,8 @@ def _nesting_probe(state: StateBlock, start: int, end: int, silent: bool) -> boo
 
 def _build() -> MarkdownIt:
     """Return a parser with the site's plugins, raw HTML on (figures, comments)."""
-    md = MarkdownIt(
-        "commonmark", {"html": True, "linkify": False, "typographer": False}
-    )
-    md.use(nesting_plugin)
-    md.enable(["table", "strikethrough"])
-    md.use(footnote_plugin)
-    md.use(math_plugin)
-    md.use(cjk_emphasis_plugin)
-    md.use(mark_plugin)
-    md.use(emoji_plugin)
+    md = parser.new_parser(html=True)
     md.inline.ruler.at("newline", _newline_with_offset)
-    md.use(mkdocs_plugin)
-    md.use(comment_plugin)
     md.inline.ruler.after("image", "spaced_image", _spaced_image)
     md.block.ruler.before("table", "nesting_probe", _nesting_probe)
     return md
@@ -120,6 +103,11 @@ def parse_markdown(text: str, env: dict | None = None) -> list[Token]:
             if isinstance(value, str) and _DOLLAR_MARK in value:
                 token.attrs[name] = value.replace(_DOLLAR_MARK, "\\$")
     return tokens
+
+
+def fence_language(info: str) -> str:
+    """Return a fence's language as the importer reads it (``python:main.py``: python)."""
+    return parser.fence_language(info, colon_filename=True)
 
 
 def split_nodes(tokens: Sequence[Token]) -> list[list[Token]]:

@@ -11,8 +11,8 @@ from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 
-from rendering.markdown import math_plugin
 from rendering.marks import mark_plugin
+from rendering.math_syntax import math_plugin
 from rendering.obsidian_comments import comment_plugin
 from vault.exporter.richtext import (
     OfflineResolver,

@@ -11,7 +11,7 @@ import re
 
 from markdown_it.token import Token
 
-from rendering.markdown import CALLOUT_TYPES
+from rendering.callouts import CALLOUT_TYPES
 
 from ..tokens import split_nodes
 from .context import BodyContext

@@ -17,6 +17,7 @@ from rendering import (
     parse_line_spec,
 )
 
+from ..tokens import fence_language
 from .context import BodyContext
 
 LANGUAGE_NAMES = frozenset(alias for alias, _ in language_choices())
@@ -97,12 +98,6 @@ def emit_code(
         },
         line,
     )
-
-
-def fence_language(info: str) -> str:
-    """Return the first word of a fence info string (``cuda{2}`` gives ``cuda``)."""
-    word = re.split(r"[\s{]", info.strip(), maxsplit=1)[0]
-    return word.split(":", 1)[0] if ":" in word and not word.startswith("{") else word
 
 
 def _first_group(match: re.Match | None) -> str:

@@ -16,7 +16,7 @@ from markdown_it.token import Token
 from rendering import find_inline_math, is_bound_error
 
 from ..parsed import Formula
-from .code import fence_language
+from ..tokens import fence_language
 from .context import BodyContext
 
 MATH_BLOCKS = frozenset({"math_block", "amsmath"})

@@ -15,16 +15,16 @@ from pathlib import Path
 from markdown_it.token import Token
 
 from rendering import DIAGRAM_LANGUAGE
-from rendering.markdown import MAX_NESTING
+from rendering.parser import MAX_NESTING
 
 from ..assets import AssetFinder
 from ..mathfix import FormulaFixer
 from ..parsed import ParsedBody
 from ..report import Issue
 from ..theme import PLACEHOLDER
-from ..tokens import soft_break_lines, split_nodes
+from ..tokens import fence_language, soft_break_lines, split_nodes
 from .callouts import admonition
-from .code import code_block, code_fence, fence_language
+from .code import code_block, code_fence
 from .comments import commented, holds_comment
 from .context import BodyContext
 from .diagrams import diagram
