@@ -34,7 +34,9 @@ def test_katex_fonts_referenced_by_the_css_are_served():
 
 def test_public_pages_name_no_cdn(client, home):
     html = client.get("/").content.decode()
-    for url in re.findall(r'(?:href|src)="([^"]+)"', html):
+    urls = re.findall(r'(?:href|src)="([^"]+)"', html)
+    assert any(url.endswith(".css") for url in urls), urls
+    for url in urls:
         # Absolute URLs only to this site (canonical, feed links): an unset
         # Wagtail Site stands for WAGTAILADMIN_BASE_URL (testserver here).
         assert urlsplit(url).netloc in ("", "testserver"), url
