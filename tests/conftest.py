@@ -3,6 +3,7 @@ import os
 import pytest
 
 from blog.models import ArchivePage, HomePage, TagIndexPage
+from tests.blog.admin.editing import user_in_group
 from tests.xdist_groups import (
     PAGE_CHECKS,
     is_page_check,
@@ -26,6 +27,33 @@ def tag_index(home):
 def archive(home):
     """The archive the data migration creates under home."""
     return ArchivePage.objects.get()
+
+
+@pytest.fixture
+def editor(django_user_model):
+    """A member of Wagtail's default "Editors" group (not staff, not superuser).
+
+    A superuser's client is pytest-django's ``admin_client``.
+    """
+    return user_in_group(django_user_model, "Editors")
+
+
+@pytest.fixture
+def moderator(django_user_model):
+    """A member of Wagtail's default "Moderators" group."""
+    return user_in_group(django_user_model, "Moderators")
+
+
+@pytest.fixture
+def as_editor(client, editor):
+    client.force_login(editor)
+    return client
+
+
+@pytest.fixture
+def as_moderator(client, moderator):
+    client.force_login(moderator)
+    return client
 
 
 def pytest_collection_modifyitems(config, items):

@@ -329,6 +329,18 @@ def test_imports_run_from_content_to_infrastructure():
     assert not wrong, _lines(wrong)
 
 
+def test_the_checks_above_read_the_project():
+    # On an empty scan they would find nothing wrong: it must see the apps,
+    # and the imports between them.
+    packages, imports = scan_here()
+    assert {"blog", "vault", "rendering", "tests"} <= set(packages)
+    edges = [edge for edges in import_graph(imports).values() for edge in edges]
+    assert any(
+        _package(edge.source) == "vault" and _package(edge.target) == "blog"
+        for edge in edges
+    )
+
+
 def test_nothing_outside_the_tests_imports_them():
     _, imports = scan_here()
     wrong = [

@@ -2,7 +2,6 @@
 
 from datetime import timedelta
 
-import pytest
 from bs4 import BeautifulSoup
 from django.urls import reverse
 from django.utils import timezone
@@ -10,23 +9,7 @@ from django_tasks_db.models import DBTaskResult
 
 from background import queue
 from tests.background.tasks import fails_until
-from tests.blog.admin.editing import user_in_group
 from tests.queue import run_worker
-
-
-@pytest.fixture
-def as_admin(client, django_user_model):
-    admin = django_user_model.objects.create_superuser(
-        "root", "root@example.com", "password"
-    )
-    client.force_login(admin)
-    return client
-
-
-@pytest.fixture
-def as_editor(client, django_user_model):
-    client.force_login(user_in_group(django_user_model, "Editors"))
-    return client
 
 
 def page(response):
@@ -34,10 +17,10 @@ def page(response):
     return BeautifulSoup(response.content, "html.parser")
 
 
-def test_the_report_lists_failed_runs_with_their_errors(as_admin, database_queue):
+def test_the_report_lists_failed_runs_with_their_errors(admin_client, database_queue):
     fails_until.enqueue("公式渲染", succeeds_on=99)
     run_worker()
-    html = page(as_admin.get(reverse("background_tasks")))
+    html = page(admin_client.get(reverse("background_tasks")))
 
     state = html.select_one(".background-queue").get_text(" ", strip=True)
     assert "等待中： 0 个" in state
@@ -52,18 +35,18 @@ def test_the_report_lists_failed_runs_with_their_errors(as_admin, database_queue
     assert "Traceback" in row.select_one("pre").get_text()
 
 
-def test_the_report_says_when_nothing_failed(as_admin, database_queue):
-    html = page(as_admin.get(reverse("background_tasks")))
+def test_the_report_says_when_nothing_failed(admin_client, database_queue):
+    html = page(admin_client.get(reverse("background_tasks")))
     assert "近 14 天没有失败的任务。" in html.get_text()
     assert not html.select("table tbody tr")
 
 
-def test_the_report_says_when_no_worker_reads_the_queue(as_admin, database_queue):
+def test_the_report_says_when_no_worker_reads_the_queue(admin_client, database_queue):
     fails_until.enqueue("waits", succeeds_on=1)
     DBTaskResult.objects.update(
         enqueued_at=timezone.now() - queue.IDLE_AFTER - timedelta(minutes=5)
     )
-    text = page(as_admin.get(reverse("background_tasks"))).get_text(" ", strip=True)
+    text = page(admin_client.get(reverse("background_tasks"))).get_text(" ", strip=True)
     assert "看起来没有任务进程在运行" in text
     assert "python manage.py db_worker" in text
 
@@ -77,15 +60,15 @@ def test_editors_neither_see_nor_open_the_report(as_editor, database_queue):
     assert reverse("background_tasks") not in dashboard
 
 
-def test_the_dashboard_tells_an_administrator_what_waits(as_admin, database_queue):
+def test_the_dashboard_tells_an_administrator_what_waits(admin_client, database_queue):
     home = reverse("wagtailadmin_home")
-    assert page(as_admin.get(home)).find(id="background-tasks-section") is None
+    assert page(admin_client.get(home)).find(id="background-tasks-section") is None
 
     fails_until.enqueue("late", succeeds_on=1)
     DBTaskResult.objects.update(
         enqueued_at=timezone.now() - queue.IDLE_AFTER - timedelta(minutes=5)
     )
-    panel = page(as_admin.get(home)).find(id="background-tasks-section")
+    panel = page(admin_client.get(home)).find(id="background-tasks-section")
     text = panel.get_text(" ", strip=True).replace("\xa0", " ")
     assert "等待中： 1 个" in text
     assert "看起来没有任务进程在运行" in text

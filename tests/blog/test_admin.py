@@ -16,16 +16,6 @@ from tests.math_bombs import MACRO_BOMB
 
 
 @pytest.fixture
-def editor(client, django_user_model):
-    """A client logged in as a superuser."""
-    user = django_user_model.objects.create_superuser(
-        "editor", "editor@example.com", "password"
-    )
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
 def series(home):
     return SeriesPageFactory(parent=home, title="CUDA", slug="cuda")
 
@@ -65,8 +55,8 @@ def assert_refused(response):
     assert "对不起， 你没有权限访问。" in response.content.decode()
 
 
-def test_create_post_form_loads_in_simplified_chinese(editor, series):
-    response = editor.get(add_url("postpage", series))
+def test_create_post_form_loads_in_simplified_chinese(admin_client, series):
+    response = admin_client.get(add_url("postpage", series))
 
     html = response.content.decode()
     assert response.status_code == 200
@@ -77,13 +67,13 @@ def test_create_post_form_loads_in_simplified_chinese(editor, series):
     assert "更新日期" in html
 
 
-def test_post_with_bad_latex_is_not_saved_and_shows_katex_message(editor, series):
+def test_post_with_bad_latex_is_not_saved_and_shows_katex_message(admin_client, series):
     body = [
         ("heading", {"text": "引言", "level": "h2"}),
         ("math", {"tex": r"\frac{a", "label": "1"}),
     ]
 
-    response = editor.post(add_url("postpage", series), post_data(body))
+    response = admin_client.post(add_url("postpage", series), post_data(body))
 
     assert response.status_code == 200
     assert not PostPage.objects.exists()
@@ -95,10 +85,10 @@ def test_post_with_bad_latex_is_not_saved_and_shows_katex_message(editor, series
     assert "0" not in errors["blockErrors"]
 
 
-def test_bad_inline_math_in_a_paragraph_is_reported_on_the_block(editor, series):
+def test_bad_inline_math_in_a_paragraph_is_reported_on_the_block(admin_client, series):
     paragraph = rich_text(r"<p>设 $\frac{a$。</p>", features=RICH_TEXT_FEATURES)
 
-    response = editor.post(
+    response = admin_client.post(
         add_url("postpage", series), post_data([("paragraph", paragraph)])
     )
 
@@ -124,8 +114,10 @@ TOO_LARGE = "公式展开后过大（超过 10,000 个元素），请简化宏�
     ],
     ids=["math", "paragraph", "markdown"],
 )
-def test_a_macro_bomb_is_refused_with_the_bound_it_passes(editor, series, block, where):
-    response = editor.post(add_url("postpage", series), post_data([block]))
+def test_a_macro_bomb_is_refused_with_the_bound_it_passes(
+    admin_client, series, block, where
+):
+    response = admin_client.post(add_url("postpage", series), post_data([block]))
 
     assert response.status_code == 200
     assert not PostPage.objects.exists()
@@ -136,11 +128,11 @@ def test_a_macro_bomb_is_refused_with_the_bound_it_passes(editor, series, block,
     assert error["messages"] == [TOO_LARGE]
 
 
-def test_the_output_bound_is_a_setting(editor, series, settings):
+def test_the_output_bound_is_a_setting(admin_client, series, settings):
     settings.MATH_MAX_OUTPUT_BYTES = 2_000
     body = [("math", {"tex": r"\sum_{i=0}^{n} \frac{a_i}{b_i} x^i", "label": ""})]
 
-    response = editor.post(add_url("postpage", series), post_data(body))
+    response = admin_client.post(add_url("postpage", series), post_data(body))
 
     assert not PostPage.objects.exists()
     _, errors = stream_state(response)
@@ -149,7 +141,7 @@ def test_the_output_bound_is_a_setting(editor, series, settings):
     ]
 
 
-def test_valid_post_is_saved_published_and_rendered(editor, series):
+def test_valid_post_is_saved_published_and_rendered(admin_client, series):
     body = [
         ("heading", {"text": "分块 $B_r$", "level": "h2"}),
         ("paragraph", rich_text("<p>设 $n = 2^k$。</p>", features=RICH_TEXT_FEATURES)),
@@ -166,7 +158,7 @@ def test_valid_post_is_saved_published_and_rendered(editor, series):
         ),
     ]
 
-    response = editor.post(add_url("postpage", series), post_data(body))
+    response = admin_client.post(add_url("postpage", series), post_data(body))
 
     assert response.status_code == 302
     post = PostPage.objects.get(slug="shared-memory")
@@ -179,28 +171,28 @@ def test_valid_post_is_saved_published_and_rendered(editor, series):
         "code",
     ]
     assert [tag.name for tag in post.tags.all()] == ["cuda"]
-    editor.logout()
-    page = editor.get(post.url).content.decode()
+    admin_client.logout()
+    page = admin_client.get(post.url).content.decode()
     assert 'id="分块-b-r"' in page
     assert 'class="katex-display"' in page
     assert '<span class="kr">__global__</span>' in page
 
 
-def test_updated_before_date_is_shown_on_the_field(editor, series):
+def test_updated_before_date_is_shown_on_the_field(admin_client, series):
     data = post_data([], date="2026-09-10", updated="2026-09-01")
 
-    response = editor.post(add_url("postpage", series), data)
+    response = admin_client.post(add_url("postpage", series), data)
 
     assert response.status_code == 200
     assert not PostPage.objects.exists()
     assert "更新日期不能早于发布日期。" in response.content.decode()
 
 
-def test_post_cannot_be_added_under_a_post(editor, series):
+def test_post_cannot_be_added_under_a_post(admin_client, series):
     post = PostPageFactory(parent=series)
 
-    shown = editor.get(add_url("postpage", post), follow=True)
-    submitted = editor.post(add_url("postpage", post), post_data([]), follow=True)
+    shown = admin_client.get(add_url("postpage", post), follow=True)
+    submitted = admin_client.post(add_url("postpage", post), post_data([]), follow=True)
 
     assert not PostPage.can_create_at(post)
     assert_refused(shown)
@@ -208,19 +200,21 @@ def test_post_cannot_be_added_under_a_post(editor, series):
     assert list(PostPage.objects.all()) == [post]
 
 
-def test_second_tag_index_cannot_be_created(editor, home):
+def test_second_tag_index_cannot_be_created(admin_client, home):
     # The data migration already made /tags/.
     assert TagIndexPage.objects.count() == 1
 
-    response = editor.get(add_url("tagindexpage", home), follow=True)
+    response = admin_client.get(add_url("tagindexpage", home), follow=True)
 
     assert not TagIndexPage.can_create_at(home)
     assert_refused(response)
     assert TagIndexPage.objects.count() == 1
 
 
-def test_page_type_chooser_under_home_offers_only_creatable_types(editor, home):
-    response = editor.get(reverse("wagtailadmin_pages:add_subpage", args=(home.pk,)))
+def test_page_type_chooser_under_home_offers_only_creatable_types(admin_client, home):
+    response = admin_client.get(
+        reverse("wagtailadmin_pages:add_subpage", args=(home.pk,))
+    )
 
     html = response.content.decode()
     assert response.status_code == 200
@@ -233,7 +227,7 @@ def test_page_type_chooser_under_home_offers_only_creatable_types(editor, home):
     assert add_url("homepage", home) not in html
 
 
-def test_a_series_intro_is_written_with_the_post_blocks(editor, home, client):
+def test_a_series_intro_is_written_with_the_post_blocks(admin_client, home, client):
     intro = [
         (
             "paragraph",
@@ -261,18 +255,17 @@ def test_a_series_intro_is_written_with_the_post_blocks(editor, home, client):
         }
     )
 
-    response = editor.post(add_url("seriespage", home), data)
+    response = admin_client.post(add_url("seriespage", home), data)
 
     assert response.status_code == 302
     series = SeriesPage.objects.get(slug="cuda")
     assert [child.block_type for child in series.intro] == ["paragraph", "code", "math"]
-    editor.logout()
     html = client.get("/cuda/").content.decode()
     assert "从向量加法到 GEMM。" in html
     assert "nvcc" in html and 'class="katex-display"' in html
 
 
-def test_a_highlight_written_in_the_editor_is_kept_and_shown(editor, series):
+def test_a_highlight_written_in_the_editor_is_kept_and_shown(admin_client, series):
     # Draftail's 高亮 (Obsidian's ==text==) is stored as <mark> and shown so.
     body = [
         (
@@ -282,13 +275,13 @@ def test_a_highlight_written_in_the_editor_is_kept_and_shown(editor, series):
             ),
         )
     ]
-    response = editor.post(add_url("postpage", series), post_data(body))
+    response = admin_client.post(add_url("postpage", series), post_data(body))
 
     assert response.status_code == 302
     post = PostPage.objects.get(slug="shared-memory")
     assert "<mark>合并访存</mark>" in post.body[0].value.source
     # The editor's toolbar offers it: the block's Draftail options name it.
-    form = editor.get(reverse("wagtailadmin_pages:edit", args=[post.pk]))
+    form = admin_client.get(reverse("wagtailadmin_pages:edit", args=[post.pk]))
     styles = re.findall(
         r'\{"type": "MARK"[^{}]*\}', html.unescape(form.content.decode())
     )
@@ -297,8 +290,8 @@ def test_a_highlight_written_in_the_editor_is_kept_and_shown(editor, series):
     ]
     assert (
         'id="icon-highlighter"'
-        in editor.get(reverse("wagtailadmin_sprite")).content.decode()
+        in admin_client.get(reverse("wagtailadmin_sprite")).content.decode()
     )
-    editor.logout()
-    page = BeautifulSoup(editor.get(post.url).content, "html.parser")
+    admin_client.logout()
+    page = BeautifulSoup(admin_client.get(post.url).content, "html.parser")
     assert [mark.get_text() for mark in page.select("article mark")] == ["合并访存"]

@@ -20,16 +20,6 @@ from blog.widgets import CODE_EDITOR_JS, CodeEditor, CodeEditorAdapter
 SOURCE = "__global__ void k(float* x) {\n    x[0] = 1.0f;  \n\t// tab\n}\n"
 
 
-@pytest.fixture
-def editor(client, django_user_model):
-    """A client logged in as a superuser."""
-    user = django_user_model.objects.create_superuser(
-        "editor", "editor@example.com", "password"
-    )
-    client.force_login(user)
-    return client
-
-
 def test_the_code_field_is_a_code_editor_following_the_language_field():
     widget = CodeBlock().child_blocks["code"].field.widget
 
@@ -92,7 +82,7 @@ def test_posted_source_comes_back_exactly_with_lf_line_breaks(line_break):
     assert value["code"] == SOURCE
 
 
-def test_a_post_saved_from_the_admin_keeps_the_code_as_typed(editor, home):
+def test_a_post_saved_from_the_admin_keeps_the_code_as_typed(admin_client, home):
     body = [
         (
             "code",
@@ -118,12 +108,12 @@ def test_a_post_saved_from_the_admin_keeps_the_code_as_typed(editor, home):
         }
     )
 
-    response = editor.post(
+    response = admin_client.post(
         reverse("wagtailadmin_pages:add", args=("blog", "postpage", home.pk)), data
     )
 
     assert response.status_code == 302
     draft = PostPage.objects.get(slug="code").get_latest_revision_as_object()
     assert draft.body[0].value["code"] == SOURCE
-    edit = editor.get(reverse("wagtailadmin_pages:edit", args=(draft.pk,)))
+    edit = admin_client.get(reverse("wagtailadmin_pages:edit", args=(draft.pk,)))
     assert static(CODE_EDITOR_JS) in edit.content.decode()

@@ -106,4 +106,5 @@ def test_a_label_beside_a_tag_is_refused():
 def test_a_formula_alone_has_no_automatic_number():
     block = MathBlock()
     html = block.render(block.to_python({"tex": "a", "label": "", "numbered": True}))
+    assert 'class="katex' in html
     assert "math-label" not in html

@@ -76,7 +76,9 @@ def test_a_file_the_build_replaced_is_listed_once_for_collectstatic():
 
 def test_public_pages_name_no_cdn(client, home):
     html = client.get("/").content.decode()
-    for url in re.findall(r'(?:href|src)="([^"]+)"', html):
+    urls = re.findall(r'(?:href|src)="([^"]+)"', html)
+    assert any(url.endswith(".css") for url in urls), urls
+    for url in urls:
         # Absolute URLs only to this site (canonical, feed links): an unset
         # Wagtail Site stands for WAGTAILADMIN_BASE_URL (testserver here).
         assert urlsplit(url).netloc in ("", "testserver"), url

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from scripts.support.servers import DemoServer
+from tests.e2e.admin import create_editor, log_in
 from tests.e2e.ci import ARTIFACTS, IN_CI, require
 from tests.e2e.pages import DESKTOP, IMPORT_PARENT, IMPORT_VAULT
 
@@ -142,7 +143,31 @@ class PageProblems:
 
 
 @pytest.fixture
-def open_page(browser, demo_server):
+def new_context(request, browser):
+    """Return `new(**options)` -> a fresh browser context, closed after the test.
+
+    The options are Playwright's `Browser.new_context`'s; unless they say
+    otherwise, the context opens the demo server (`base_url`), in Chinese
+    (`locale`), in a desktop window (`viewport`).
+    """
+    contexts = []
+
+    def new(**options):
+        if "base_url" not in options:
+            options["base_url"] = request.getfixturevalue("demo_server").url
+        context = browser.new_context(
+            **{"locale": "zh-CN", "viewport": DESKTOP, **options}
+        )
+        contexts.append(context)
+        return context
+
+    yield new
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def open_page(new_context, demo_server):
     """Return `open(demo_page, color_scheme=..., viewport=...)` -> (page, problems).
 
     Each call gets a fresh browser context (no stored theme, no cookies). The
@@ -150,7 +175,6 @@ def open_page(browser, demo_server):
     `bypass_csp` lets a test inject its own inline script (axe), which the
     site's Content-Security-Policy refuses.
     """
-    contexts = []
 
     def open_(
         demo_page,
@@ -160,14 +184,9 @@ def open_page(browser, demo_server):
         permissions=(),
         bypass_csp=False,
     ):
-        context = browser.new_context(
-            base_url=demo_server.url,
-            color_scheme=color_scheme,
-            viewport=viewport,
-            locale="zh-CN",
-            bypass_csp=bypass_csp,
+        context = new_context(
+            color_scheme=color_scheme, viewport=viewport, bypass_csp=bypass_csp
         )
-        contexts.append(context)
         if permissions:
             context.grant_permissions(list(permissions), origin=demo_server.url)
         page = context.new_page()
@@ -183,9 +202,36 @@ def open_page(browser, demo_server):
         page.wait_for_function(EXPLORER_LOADED, timeout=10_000)
         return page, problems
 
-    yield open_
-    for context in contexts:
-        context.close()
+    return open_
+
+
+@pytest.fixture(scope="module")
+def editor_login(request, demo_server):
+    """A superuser of the demo server for this test module: (username, password).
+
+    One per module, so that what one module's editor leaves behind (autosaved
+    drafts, which the add form offers back to their owner) never shows in
+    another's. A module that needs another kind of editor overrides it.
+    """
+    name = request.module.__name__.rpartition(".")[2].removeprefix("test_")
+    return create_editor(demo_server, "e2e-" + name.replace("_", "-"))
+
+
+@pytest.fixture
+def admin_page(new_context, editor_login):
+    """Return `open(**context options)` -> (page, problems), logged into the admin.
+
+    The page is the admin's dashboard, signed in as `editor_login`; `problems`
+    has watched it from the login form on.
+    """
+
+    def open_(**options):
+        page = new_context(**options).new_page()
+        problems = PageProblems(page)
+        log_in(page, editor_login)
+        return page, problems
+
+    return open_
 
 
 @pytest.fixture(scope="session")

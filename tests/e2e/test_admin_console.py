@@ -11,9 +11,7 @@ test-artifacts/admin-hygiene/.
 import pytest
 
 from scripts.support.servers import manage
-from tests.e2e.admin import create_editor, log_in
 from tests.e2e.ci import ARTIFACTS
-from tests.e2e.conftest import PageProblems
 from tests.e2e.pages import DESKTOP, PHONE
 
 pytestmark = pytest.mark.e2e
@@ -38,34 +36,6 @@ def admin_urls(demo_server):
         "series": f"/admin/pages/{series}/edit/",
         "add": f"/admin/pages/add/blog/postpage/{section}/",
     }
-
-
-@pytest.fixture(scope="module")
-def login(demo_server):
-    return create_editor(demo_server, "console-editor")
-
-
-@pytest.fixture
-def editor(browser, demo_server, login):
-    """Return `open(color_scheme, viewport)` -> (page, problems), logged in."""
-    contexts = []
-
-    def open_(color_scheme="light", viewport=DESKTOP):
-        context = browser.new_context(
-            base_url=demo_server.url,
-            locale="zh-CN",
-            color_scheme=color_scheme,
-            viewport=viewport,
-        )
-        contexts.append(context)
-        page = context.new_page()
-        problems = PageProblems(page)
-        log_in(page, login)
-        return page, problems
-
-    yield open_
-    for context in contexts:
-        context.close()
 
 
 def load(page, url):
@@ -109,16 +79,18 @@ def start_post(page, url, title):
     return page.url.split("#")[0].removeprefix(page.url.split("/admin/")[0])
 
 
-def test_edit_pages_and_the_add_form_load_without_console_errors(editor, admin_urls):
-    page, problems = editor()
+def test_edit_pages_and_the_add_form_load_without_console_errors(
+    admin_page, admin_urls
+):
+    page, problems = admin_page()
     for name in ("post", "series", "add"):
         load(page, admin_urls[name])
         assert page.locator("form [name=title]").count() == 1, name
         assert problems.errors == [], name
 
 
-def test_autosave_accepted_and_refused_logs_no_error(editor, admin_urls):
-    page, problems = editor()
+def test_autosave_accepted_and_refused_logs_no_error(admin_page, admin_urls):
+    page, problems = admin_page()
     start_post(page, admin_urls["add"], "控制台干净的自动保存")
 
     refused = autosave(page, "#id_updated", "2000-01-01")
@@ -128,8 +100,8 @@ def test_autosave_accepted_and_refused_logs_no_error(editor, admin_urls):
     assert problems.errors == []
 
 
-def test_starting_over_offers_the_draft_autosave_kept(editor, admin_urls):
-    page, problems = editor()
+def test_starting_over_offers_the_draft_autosave_kept(admin_page, admin_urls):
+    page, problems = admin_page()
     draft_url = start_post(page, admin_urls["add"], "重新开始的文章")
 
     # The editor leaves, then starts the same post over.
@@ -152,10 +124,10 @@ def test_starting_over_offers_the_draft_autosave_kept(editor, admin_urls):
 @pytest.mark.parametrize("color_scheme", ["light", "dark"])
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
 def test_screenshots_of_the_edit_page_and_the_offer(
-    editor, admin_urls, color_scheme, viewport
+    admin_page, admin_urls, color_scheme, viewport
 ):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page, problems = editor(color_scheme, viewport)
+    page, problems = admin_page(color_scheme=color_scheme, viewport=viewport)
     suffix = f"{viewport['width']}-{color_scheme}"
 
     load(page, admin_urls["post"])

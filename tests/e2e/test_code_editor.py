@@ -12,9 +12,8 @@ import json
 import pytest
 
 from scripts.support.servers import manage
-from tests.e2e.admin import create_editor, log_in, open_editor
+from tests.e2e.admin import open_editor
 from tests.e2e.ci import ARTIFACTS
-from tests.e2e.conftest import PageProblems
 from tests.e2e.pages import DESKTOP, PHONE
 
 pytestmark = pytest.mark.e2e
@@ -80,11 +79,6 @@ EDITOR_COLOURS = """(editor) => {
 
 
 @pytest.fixture(scope="module")
-def editor_login(demo_server):
-    return create_editor(demo_server, "code-editor")
-
-
-@pytest.fixture(scope="module")
 def draft_with_code(demo_server):
     """Return (post id, home page id) of a draft post with a CUDA code block."""
     out = manage(
@@ -92,28 +86,6 @@ def draft_with_code(demo_server):
     )
     post_id, home_id = out.split()[-2:]
     return int(post_id), int(home_id)
-
-
-@pytest.fixture
-def admin_page(browser, demo_server, editor_login):
-    """Return `open(color_scheme, viewport)` -> (page, problems), logged in."""
-    contexts = []
-
-    def open_(color_scheme="light", viewport=DESKTOP):
-        context = browser.new_context(
-            base_url=demo_server.url,
-            locale="zh-CN",
-            color_scheme=color_scheme,
-            viewport=viewport,
-        )
-        contexts.append(context)
-        page = context.new_page()
-        log_in(page, editor_login)
-        return page, PageProblems(page)
-
-    yield open_
-    for context in contexts:
-        context.close()
 
 
 AUTOSAVE_EVENTS = """for (const name of ["error", "deactivated"]) {

@@ -16,34 +16,10 @@ from tests.e2e.pages import DESKTOP, PHONE
 
 pytestmark = pytest.mark.e2e
 
-USERNAME, PASSWORD = "moderator", "a-long-passphrase-for-the-moderator"  # noqa: S105
 POST = "/cuda/bank-conflict-swizzle/"  # front matter `comments: true`
 SHOTS = ARTIFACTS / "issue24" / "comments"
 COMMENT = "步长为 $2^k$ 时冲突最多，**讲得清楚**。"
 REPLY = "同意，$s = 2^k$ 时 padding 一列就好。"
-
-
-@pytest.fixture(scope="module")
-def moderator(demo_server):
-    demo_server.manage(
-        "shell",
-        "-c",
-        "from django.contrib.auth import get_user_model; "
-        f"get_user_model().objects.create_superuser({USERNAME!r}, "
-        f"'moderator@example.com', {PASSWORD!r})",
-    )
-    return USERNAME, PASSWORD
-
-
-def log_in(browser, demo_server, moderator, **options):
-    context = browser.new_context(base_url=demo_server.url, locale="zh-CN", **options)
-    page = context.new_page()
-    page.goto("/admin/login/")
-    page.fill("#id_username", moderator[0])
-    page.fill("#id_password", moderator[1])
-    page.click("button[type=submit]")
-    page.wait_for_url("**/admin/")
-    return page
 
 
 def send(page, name, text):
@@ -64,9 +40,9 @@ def approve(admin, text):
 
 
 def test_a_comment_is_held_approved_in_the_admin_and_shown_typeset(
-    browser, demo_server, moderator
+    new_context, admin_page
 ):
-    reader = browser.new_context(base_url=demo_server.url).new_page()
+    reader = new_context().new_page()
     problems = PageProblems(reader)
     reader.goto(POST)
     reader.goto(POST)  # now from the page cache
@@ -77,7 +53,7 @@ def test_a_comment_is_held_approved_in_the_admin_and_shown_typeset(
     reader.goto(POST)
     assert "讲得清楚" not in reader.locator("#comments").inner_text()
 
-    admin = log_in(browser, demo_server, moderator)
+    admin, _ = admin_page()
     approve(admin, "讲得清楚")
 
     reader.goto(POST)
@@ -106,14 +82,11 @@ def test_a_comment_is_held_approved_in_the_admin_and_shown_typeset(
 @pytest.mark.parametrize("color_scheme", ["light", "dark"])
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
 def test_screenshots_of_the_comments_and_the_admin_list(
-    browser, demo_server, moderator, color_scheme, viewport
+    new_context, admin_page, color_scheme, viewport
 ):
     SHOTS.mkdir(parents=True, exist_ok=True)
     suffix = f"{viewport['width']}-{color_scheme}"
-    context = browser.new_context(
-        base_url=demo_server.url, viewport=viewport, color_scheme=color_scheme
-    )
-    page = context.new_page()
+    page = new_context(viewport=viewport, color_scheme=color_scheme).new_page()
     problems = PageProblems(page)
     page.goto(POST)
     section = page.locator("#comments")
@@ -122,10 +95,7 @@ def test_screenshots_of_the_comments_and_the_admin_list(
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= viewport["width"]
     assert problems.errors == []
-    context.close()
 
-    admin = log_in(
-        browser, demo_server, moderator, viewport=viewport, color_scheme=color_scheme
-    )
+    admin, _ = admin_page(viewport=viewport, color_scheme=color_scheme)
     admin.goto("/admin/comments/?state=public")
     admin.screenshot(path=SHOTS / f"admin-comments-{suffix}.png")

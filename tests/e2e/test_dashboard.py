@@ -4,7 +4,6 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.ci import ARTIFACTS
-from tests.e2e.conftest import PageProblems
 from tests.e2e.pages import DESKTOP, PHONE
 
 pytestmark = pytest.mark.e2e
@@ -22,7 +21,11 @@ SHOTS = ARTIFACTS / "dashboard"
 
 @pytest.fixture(scope="module")
 def editor_login(demo_server, tmp_path_factory):
-    """An editor (Wagtail's "Editors" group), and a draft imported with a bad formula."""
+    """An editor (Wagtail's "Editors" group), and a draft imported with a bad formula.
+
+    The dashboard is the editors' page: this module logs in as one, not as the
+    superuser tests/e2e/conftest.py gives the other modules.
+    """
     demo_server.manage(
         "shell",
         "-c",
@@ -38,58 +41,34 @@ def editor_login(demo_server, tmp_path_factory):
     return USERNAME, PASSWORD
 
 
-def logged_in(browser, demo_server, login, **options):
-    context = browser.new_context(base_url=demo_server.url, locale="zh-CN", **options)
-    page = context.new_page()
-    problems = PageProblems(page)
-    page.goto("/admin/login/")
-    page.fill("#id_username", login[0])
-    page.fill("#id_password", login[1])
-    page.click("button[type=submit]")
-    page.wait_for_url("**/admin/")
-    return context, page, problems
+def test_a_bad_formula_row_opens_the_editor_at_its_block(admin_page):
+    page, problems = admin_page()
+    formulas = page.locator("table[aria-labelledby=writing-formulas]")
+    row = formulas.locator("tr", has=page.locator("code", has_text=BAD_TEX))
+    expect(row).to_have_count(1)
+    expect(row.locator("td.title a")).to_have_text("仪表盘测试：导入的坏公式 · 公式")
 
+    row.locator("td.title a").click()
+    page.wait_for_url("**/edit/#block-*-section")
+    block_id = page.url.split("#block-")[1].removesuffix("-section")
 
-def test_a_bad_formula_row_opens_the_editor_at_its_block(
-    browser, demo_server, editor_login
-):
-    context, page, problems = logged_in(browser, demo_server, editor_login)
-    try:
-        formulas = page.locator("table[aria-labelledby=writing-formulas]")
-        row = formulas.locator("tr", has=page.locator("code", has_text=BAD_TEX))
-        expect(row).to_have_count(1)
-        expect(row.locator("td.title a")).to_have_text(
-            "仪表盘测试：导入的坏公式 · 公式"
-        )
-
-        row.locator("td.title a").click()
-        page.wait_for_url("**/edit/#block-*-section")
-        block_id = page.url.split("#block-")[1].removesuffix("-section")
-
-        block = page.locator(f"#block-{block_id}-section")
-        expect(block).to_be_in_viewport()
-        expect(block.locator("textarea").first).to_have_value(BAD_TEX)
-        assert problems.errors == []
-    finally:
-        context.close()
+    block = page.locator(f"#block-{block_id}-section")
+    expect(block).to_be_in_viewport()
+    expect(block.locator("textarea").first).to_have_value(BAD_TEX)
+    assert problems.errors == []
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_dashboard_screenshots(browser, demo_server, editor_login, scheme, viewport):
-    context, page, problems = logged_in(
-        browser, demo_server, editor_login, color_scheme=scheme, viewport=viewport
-    )
-    try:
-        panel = page.locator("#writing-section")
-        expect(panel.locator("#writing-formulas")).to_contain_text("有错误的公式")
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        width = viewport["width"]
-        page.screenshot(path=SHOTS / f"dashboard-{width}-{scheme}.png")
-        # The admin scrolls inside its main column: the whole panel is shot in a
-        # window tall enough to hold it.
-        page.set_viewport_size({"width": width, "height": 3200})
-        panel.screenshot(path=SHOTS / f"dashboard-{width}-{scheme}-panel.png")
-        assert problems.errors == []
-    finally:
-        context.close()
+def test_dashboard_screenshots(admin_page, scheme, viewport):
+    page, problems = admin_page(color_scheme=scheme, viewport=viewport)
+    panel = page.locator("#writing-section")
+    expect(panel.locator("#writing-formulas")).to_contain_text("有错误的公式")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    width = viewport["width"]
+    page.screenshot(path=SHOTS / f"dashboard-{width}-{scheme}.png")
+    # The admin scrolls inside its main column: the whole panel is shot in a
+    # window tall enough to hold it.
+    page.set_viewport_size({"width": width, "height": 3200})
+    panel.screenshot(path=SHOTS / f"dashboard-{width}-{scheme}-panel.png")
+    assert problems.errors == []

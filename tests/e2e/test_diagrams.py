@@ -23,13 +23,6 @@ BOX_FILL = """() => getComputedStyle(
         + "figure.block-diagram svg .node polygon")).fill"""
 
 
-@pytest.fixture(scope="module")
-def editor_login(demo_server):
-    from tests.e2e.admin import create_editor
-
-    return create_editor(demo_server, "diagram-editor")
-
-
 def test_a_diagram_is_drawn_in_place_of_its_source(open_page):
     page, problems = open_page(DIAGRAM_POST)
     page.locator(DRAWN).wait_for(timeout=15_000)
@@ -48,6 +41,7 @@ def test_a_page_without_diagrams_does_not_load_mermaid(open_page):
     loaded = page.evaluate(
         "() => performance.getEntriesByType('resource').map((e) => e.name)"
     )
+    assert any(url.endswith(".css") for url in loaded), loaded
     assert not [url for url in loaded if "mermaid" in url]
     assert page.evaluate("() => typeof window.mermaid") == "undefined"
     assert problems.errors == []
@@ -66,37 +60,28 @@ def test_a_diagram_follows_the_theme(open_page):
     assert problems.errors == []
 
 
-def test_readers_without_javascript_get_the_source_as_code(browser, demo_server):
-    context = browser.new_context(base_url=demo_server.url, java_script_enabled=False)
-    try:
-        page = context.new_page()
-        page.goto(DIAGRAM_POST.path)
-        code = page.locator("figure.block-diagram pre code")
-        assert code.inner_text().startswith("flowchart LR\n")
-        assert page.locator(DRAWN).count() == 0
-    finally:
-        context.close()
+def test_readers_without_javascript_get_the_source_as_code(new_context):
+    page = new_context(java_script_enabled=False).new_page()
+    page.goto(DIAGRAM_POST.path)
+    code = page.locator("figure.block-diagram pre code")
+    assert code.inner_text().startswith("flowchart LR\n")
+    assert page.locator(DRAWN).count() == 0
 
 
-def test_the_editor_draws_a_diagram_as_it_is_typed(browser, demo_server, editor_login):
-    context, page, problems = add_post_form(
-        browser, demo_server, editor_login, viewport=PHONE, color_scheme="dark"
-    )
-    try:
-        add_block(page, "图表")
-        source = page.locator('.diagram-block textarea[name$="-source"]')
-        preview = page.locator(".diagram-block [data-diagram-preview]")
-        source.press_sequentially("flowchart LR\n  A[共享内存] --> B[寄存器]")
-        preview.locator("svg").wait_for(timeout=15_000)
-        assert "寄存器" in preview.inner_text()
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        block = page.locator(".diagram-block")
-        block.screenshot(path=SHOTS / "editor-drawn-390-dark.png")
+def test_the_editor_draws_a_diagram_as_it_is_typed(admin_page):
+    page, problems = add_post_form(admin_page, viewport=PHONE, color_scheme="dark")
+    add_block(page, "图表")
+    source = page.locator('.diagram-block textarea[name$="-source"]')
+    preview = page.locator(".diagram-block [data-diagram-preview]")
+    source.press_sequentially("flowchart LR\n  A[共享内存] --> B[寄存器]")
+    preview.locator("svg").wait_for(timeout=15_000)
+    assert "寄存器" in preview.inner_text()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    block = page.locator(".diagram-block")
+    block.screenshot(path=SHOTS / "editor-drawn-390-dark.png")
 
-        source.press_sequentially(" --> -->")
-        preview.locator(".diagram-preview-error").wait_for(timeout=15_000)
-        assert preview.locator("svg").count() == 0
-        block.screenshot(path=SHOTS / "editor-error-390-dark.png")
-        assert unexpected(problems) == []
-    finally:
-        context.close()
+    source.press_sequentially(" --> -->")
+    preview.locator(".diagram-preview-error").wait_for(timeout=15_000)
+    assert preview.locator("svg").count() == 0
+    block.screenshot(path=SHOTS / "editor-error-390-dark.png")
+    assert unexpected(problems) == []

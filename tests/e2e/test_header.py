@@ -58,27 +58,18 @@ def thirteen_sections(chromium_path, tmp_path_factory):
 
 
 @pytest.fixture
-def open_header(browser, thirteen_sections):
-    contexts = []
-
+def open_header(new_context, thirteen_sections):
     def open_(path, viewport, color_scheme="light"):
-        context = browser.new_context(
-            base_url=thirteen_sections.url,
-            viewport=viewport,
-            color_scheme=color_scheme,
-            locale="zh-CN",
-        )
-        contexts.append(context)
-        page = context.new_page()
+        page = new_context(
+            base_url=thirteen_sections.url, viewport=viewport, color_scheme=color_scheme
+        ).new_page()
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         assert page.goto(path).status == 200
         page.wait_for_function(EXPLORER_LOADED, timeout=10_000)
         return page, errors
 
-    yield open_
-    for context in contexts:
-        context.close()
+    return open_
 
 
 def row_height(page) -> float:
@@ -162,18 +153,14 @@ def test_more_opens_from_the_keyboard_onto_the_sections_that_do_not_fit(
     assert errors == []
 
 
-def test_without_javascript_more_lists_every_section(browser, thirteen_sections):
-    context = browser.new_context(
-        base_url=thirteen_sections.url, viewport=DESKTOP, java_script_enabled=False
-    )
-    try:
-        page = context.new_page()
-        page.goto("/")
-        header = page.locator(".site-header").bounding_box()
-        assert header["height"] < 70
-        page.locator(f"{MORE} > summary").click()
-        names = page.locator(f"{MORE} li:not(.nav-site-link) a").all_inner_texts()
-        assert names == SECTIONS
-        assert page.locator(f"{MORE} li a").first.is_visible()
-    finally:
-        context.close()
+def test_without_javascript_more_lists_every_section(new_context, thirteen_sections):
+    page = new_context(
+        base_url=thirteen_sections.url, java_script_enabled=False
+    ).new_page()
+    page.goto("/")
+    header = page.locator(".site-header").bounding_box()
+    assert header["height"] < 70
+    page.locator(f"{MORE} > summary").click()
+    names = page.locator(f"{MORE} li:not(.nav-site-link) a").all_inner_texts()
+    assert names == SECTIONS
+    assert page.locator(f"{MORE} li a").first.is_visible()

@@ -130,6 +130,7 @@ def test_chinese_and_formula_queries_show_typeset_math_never_tex(open_page):
 def test_results_page_snippets_show_no_tex(open_page, query):
     page, problems = open_page(DemoPage("search", f"/search/?q={quote(query)}"))
     snippets = page.evaluate(SNIPPET_TEXTS, ".search-snippet")
+    assert snippets, query
     assert_no_raw_tex(snippets)
     assert errors(problems) == []
 

@@ -9,9 +9,7 @@ import json
 import pytest
 
 from scripts.support.servers import manage
-from tests.e2e.admin import create_editor, log_in
 from tests.e2e.ci import ARTIFACTS
-from tests.e2e.conftest import PageProblems
 from tests.e2e.pages import DESKTOP, PHONE
 
 pytestmark = pytest.mark.e2e
@@ -57,11 +55,6 @@ HANDSONTABLE = 'Language with code "zh-hans" was not found'
 
 
 @pytest.fixture(scope="module")
-def editor(demo_server):
-    return create_editor(demo_server, "md-paste-editor")
-
-
-@pytest.fixture(scope="module")
 def add_post_url(demo_server):
     home = manage(
         demo_server.env,
@@ -73,28 +66,16 @@ def add_post_url(demo_server):
 
 
 @pytest.fixture
-def open_editor(browser, demo_server, editor, add_post_url):
+def open_editor(admin_page, add_post_url):
     """Return `open(color_scheme, viewport)` -> (page, problems) on a new post."""
-    contexts = []
 
     def open_(color_scheme="light", viewport=DESKTOP):
-        context = browser.new_context(
-            base_url=demo_server.url,
-            locale="zh-CN",
-            color_scheme=color_scheme,
-            viewport=viewport,
-        )
-        contexts.append(context)
-        page = context.new_page()
-        problems = PageProblems(page)
-        log_in(page, editor)
+        page, problems = admin_page(color_scheme=color_scheme, viewport=viewport)
         page.goto(add_post_url)
         page.wait_for_selector(".md-paste-bar")
         return page, problems
 
-    yield open_
-    for context in contexts:
-        context.close()
+    return open_
 
 
 def errors(problems):

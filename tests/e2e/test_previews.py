@@ -92,42 +92,33 @@ def test_keyboard_focus_shows_the_card(open_page):
 
 
 def test_a_long_press_shows_the_card_on_a_phone_and_a_tap_elsewhere_closes_it(
-    browser, demo_server
+    new_context,
 ):
-    context = browser.new_context(
-        base_url=demo_server.url,
-        viewport=PHONE,
-        has_touch=True,
-        is_mobile=True,
-        locale="zh-CN",
+    context = new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(GRAPH_POST.path)
+    link = page.locator(BODY_LINK).first
+    link.scroll_into_view_if_needed()
+    box = link.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    cdp = context.new_cdp_session(page)
+    cdp.send(
+        "Input.dispatchTouchEvent",
+        {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]},
     )
-    try:
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(GRAPH_POST.path)
-        link = page.locator(BODY_LINK).first
-        link.scroll_into_view_if_needed()
-        box = link.bounding_box()
-        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-        cdp = context.new_cdp_session(page)
-        cdp.send(
-            "Input.dispatchTouchEvent",
-            {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]},
-        )
-        page.wait_for_timeout(800)
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-        card = page.locator(CARD)
-        card.wait_for(state="visible", timeout=5000)
-        assert card.locator(".katex").count() >= 1
-        assert page.url.endswith(GRAPH_POST.path), "the long press followed the link"
-        assert not page.evaluate(OVERLAP, [CARD, BODY_LINK])
-        # A tap on the post's title, away from the card, closes it.
-        page.locator(".post-title").tap()
-        card.wait_for(state="hidden", timeout=3000)
-        assert errors == []
-    finally:
-        context.close()
+    page.wait_for_timeout(800)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    card = page.locator(CARD)
+    card.wait_for(state="visible", timeout=5000)
+    assert card.locator(".katex").count() >= 1
+    assert page.url.endswith(GRAPH_POST.path), "the long press followed the link"
+    assert not page.evaluate(OVERLAP, [CARD, BODY_LINK])
+    # A tap on the post's title, away from the card, closes it.
+    page.locator(".post-title").tap()
+    card.wait_for(state="hidden", timeout=3000)
+    assert errors == []
 
 
 def test_the_graphs_nodes_are_links_to_the_posts_they_name(open_page):

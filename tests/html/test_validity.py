@@ -25,6 +25,13 @@ from tests.e2e.pages import IMPORT_PARENT, IMPORT_VAULT, PAGES, page_params
 pytestmark = [pytest.mark.django_db, pytest.mark.e2e]
 
 VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
+# Checked in the same run as the pages: the checker must find its one error,
+# so that a page with no message was read, not skipped.
+CONTROL = "invalid-control"
+CONTROL_HTML = (
+    '<!DOCTYPE html><html lang="zh-CN"><head><title>x</title></head>'
+    "<body><p><div>不能在段落里</div></p></body></html>"
+)
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +64,11 @@ def checker_messages(fetched_pages, tmp_path_factory):
     require(VNU.exists(), f"{VNU.relative_to(ROOT)} is missing: run `make install`")
     folder = tmp_path_factory.mktemp("html")
     files = []
-    for page, (_, html) in fetched_pages.items():
-        path = folder / f"{page.name}.html"
+    for name, html in [
+        *((page.name, html) for page, (_, html) in fetched_pages.items()),
+        (CONTROL, CONTROL_HTML),
+    ]:
+        path = folder / f"{name}.html"
         path.write_text(html)
         files.append(str(path))
     result = subprocess.run(
@@ -69,7 +79,7 @@ def checker_messages(fetched_pages, tmp_path_factory):
         check=True,
         timeout=300,
     )
-    messages = {page.name: [] for page in fetched_pages}
+    messages = {page.name: [] for page in fetched_pages} | {CONTROL: []}
     for message in json.loads(result.stdout)["messages"]:
         name = message.get("url", "").rsplit("/", 1)[-1].removesuffix(".html")
         messages.setdefault(name, []).append(message)
@@ -80,6 +90,11 @@ def describe(message):
     where = f"line {message.get('lastLine', '?')}"
     extract = message.get("extract", "").strip().replace("\n", " ")
     return f"{where}: {message['message']} [{extract[:160]}]"
+
+
+def test_the_checker_reads_every_page_it_is_given(checker_messages):
+    errors = [m for m in checker_messages[CONTROL] if m["type"] == "error"]
+    assert errors, checker_messages[CONTROL]
 
 
 @pytest.mark.parametrize("demo_page", page_params())

@@ -160,6 +160,7 @@ def test_odd_queries_answer_json_never_an_error(client, home, query):
 
 def test_empty_query_answers_an_empty_list(client, home):
     make_post(home, "Tiling", paragraph="tiling")
+    assert instant(client, "tiling")["results"]
     assert instant(client, "")["results"] == []
 
 

@@ -205,6 +205,7 @@ def test_chinese_query_finds_a_longer_word(client, corpus):
 
 
 def test_every_word_of_a_query_must_match(client, corpus):
+    assert titles(client, "ldmatrix") and titles(client, "softmax")
     assert titles(client, "ldmatrix softmax") == []
 
 

@@ -143,7 +143,9 @@ def test_index_and_query_tokens_agree():
     assert set(query_tokens("relu")) <= set(index_tokens("ReLU"))
     assert index_tokens("__syncthreads") == ["syncthreads", "syncthread"]
     # Only [a-z0-9] or Han: both databases split these on spaces alone.
-    for token in index_tokens("cp.async <b>x</b> 3.14 sm_80 std::vector 量化！"):
+    tokens = index_tokens("cp.async <b>x</b> 3.14 sm_80 std::vector 量化！")
+    assert tokens
+    for token in tokens:
         assert token.isalnum() and token == token.lower()
 
 

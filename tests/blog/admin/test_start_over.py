@@ -100,12 +100,15 @@ def test_a_published_page_with_the_slug_is_not_offered_as_a_draft(admin_client, 
     assert html_of(response).select(".error-message, .w-field__errors")
 
 
-def test_another_editors_draft_is_not_offered(admin_client, series, editor):
+def test_another_editors_draft_is_not_offered(admin_client, admin_user, series, editor):
     PostPageFactory(parent=series, title="别人的草稿", live=False, owner=editor)
+    PostPageFactory(parent=series, title="自己的草稿", live=False, owner=admin_user)
 
     form = admin_client.get(add_url(series))
 
-    assert not [m for m in messages_of(form) if "别人的草稿" in m]
+    offered = messages_of(form)
+    assert [m for m in offered if "自己的草稿" in m]
+    assert not [m for m in offered if "别人的草稿" in m]
 
 
 # Images: the same file twice is one image
