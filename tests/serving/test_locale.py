@@ -1,4 +1,4 @@
-"""One language for the whole site (config/locale.py), the admin's login page included."""
+"""One language for the whole site (serving/locale.py), the admin's login page included."""
 
 
 def test_the_admin_is_chinese_whatever_the_browser_asks(client, db):
