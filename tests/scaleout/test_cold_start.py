@@ -25,7 +25,8 @@ import pytest
 import requests
 from PIL import Image
 
-from scripts.soak import EMPTY_CACHES, PROXY
+from scripts.bench.traffic import PROXY
+from scripts.soak import EMPTY_CACHES
 from scripts.support.servers import (
     DROPPED_ENV,
     GUNICORN,

@@ -17,7 +17,7 @@ import boto3
 import pytest
 import requests
 
-from scripts.soak import PROXY, AdminClient
+from scripts.bench.traffic import PROXY, AdminClient
 from scripts.support.servers import (
     DROPPED_ENV,
     GUNICORN,
